@@ -1,0 +1,66 @@
+// Accounts: creating users, rotating their API key, and resolving a presented key to its
+// user. A user has exactly one key; rotating it makes the old one fail at once.
+
+import type { Clock } from "../clock.js";
+import { AppError, ValidationError } from "../errors.js";
+import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
+import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface NewUserInput {
+  email: string;
+  name?: string | undefined;
+  admin?: boolean | undefined;
+}
+
+export class UserService {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: NewUserInput): Promise<{ user: UserRecord; apiKey: string }> {
+    const email = normaliseEmail(input.email);
+    const issued = issueApiKey();
+    try {
+      const user = await this.users.create({
+        email,
+        name: input.name?.trim() || null,
+        isAdmin: input.admin === true,
+        apiKeyId: issued.keyId,
+        apiKeyHash: issued.keyHash,
+        now: this.clock.now(),
+      });
+      return { user, apiKey: issued.key };
+    } catch (error) {
+      if (error instanceof DuplicateError)
+        throw ValidationError.single("email", "The email has already been taken.");
+      throw error;
+    }
+  }
+
+  async rotateKey(email: string): Promise<{ user: UserRecord; apiKey: string }> {
+    const user = await this.users.findByEmail(normaliseEmail(email));
+    if (!user) throw new AppError("not_found", `No user has the email ${email}.`);
+    const issued = issueApiKey();
+    await this.users.replaceKey(user.id, issued.keyId, issued.keyHash, this.clock.now());
+    return { user, apiKey: issued.key };
+  }
+
+  /** The user owning this key, or null for a malformed, unknown or replaced key. */
+  async authenticate(key: string): Promise<UserRecord | null> {
+    const keyId = keyIdOf(key);
+    if (!keyId) return null;
+    const credential = await this.users.findCredential(keyId);
+    if (!credential || !keyMatches(key, credential.apiKeyHash)) return null;
+    return credential.user;
+  }
+}
+
+function normaliseEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (!EMAIL_PATTERN.test(email))
+    throw ValidationError.single("email", "The email must be a valid email address.");
+  return email;
+}

@@ -1,0 +1,63 @@
+// The /api/v1 scope: per-key rate limit, Bearer auth, the resource routes, and the scope's
+// own 404/405 answers. Order of a request: rate limit -> auth -> body parse -> validation.
+
+import { createHash } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { UserService } from "../accounts/user-service.js";
+import type { WebsiteService } from "../websites/website-service.js";
+import { authenticateHook, bearerToken } from "./authenticate.js";
+import { sendError } from "./http-errors.js";
+import { rejectLooseIntegers } from "./loose-integers.js";
+import { RouteTable } from "./route-table.js";
+import { websiteRoutes } from "./website-routes.js";
+
+export interface ApiV1Options {
+  users: UserService;
+  websites: WebsiteService;
+  publicUrl: string | null;
+  rateLimitPerMinute: number;
+}
+
+export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
+  const routes = new RouteTable();
+  scope.addHook("onRoute", (route) => routes.add(route.url, route.method));
+
+  await scope.register(rateLimit, {
+    global: false,
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: () => ({ statusCode: 429, message: "Too Many Attempts." }),
+  });
+  scope.addHook("onRequest", scope.rateLimit());
+  const authenticate = authenticateHook(options.users);
+  scope.addHook("onRequest", async (request) => {
+    if (!request.is404) await authenticate(request);
+  });
+  scope.addHook("preValidation", async (request) => {
+    // A write without a body is an empty form: report the required fields, not "body must be object".
+    if (request.body === undefined || request.body === null) request.body = {};
+    rejectLooseIntegers(request.body, request.routeOptions.schema?.body);
+    rejectLooseIntegers(request.query, request.routeOptions.schema?.querystring);
+  });
+
+  await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
+
+  scope.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedMethods(request.url.split("?", 1)[0] ?? "");
+    if (allowed.length === 0) return sendError(reply, "not_found");
+    reply.header("allow", allowed.join(", "));
+    return sendError(
+      reply,
+      "method_not_allowed",
+      `The ${request.method} method is not supported for this route. Supported methods: ${allowed.join(", ")}.`,
+    );
+  });
+}
+
+/** Limits are per API key; requests without one share a bucket per client address. */
+function rateLimitKey(request: FastifyRequest): string {
+  const token = bearerToken(request);
+  return token ? `key:${createHash("sha256").update(token).digest("base64url")}` : `ip:${request.ip}`;
+}

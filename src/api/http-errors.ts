@@ -1,0 +1,56 @@
+// The one table from transport-neutral error codes to HTTP, and the handler that turns
+// anything thrown during a request into the contract's error body. Nothing a client sends
+// becomes a 500; a real 500 says only "Server Error" and logs the cause.
+
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, type ErrorCode, ValidationError } from "../errors.js";
+import { fieldErrorsFromAjv } from "./validation-messages.js";
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+/** Fixed sentences the contract prescribes; other codes carry the thrower's message. */
+const FIXED_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  unauthenticated: "Unauthenticated.",
+  not_found: "Resource not found.",
+  rate_limited: "Too Many Attempts.",
+  payload_too_large: "The request body is too large.",
+  internal: "Server Error",
+};
+
+const CODE_BY_STATUS = new Map(
+  Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message?: string): FastifyReply {
+  const status = HTTP_STATUS[code];
+  return reply.code(status).send({ message: FIXED_MESSAGES[code] ?? message ?? "Error", status });
+}
+
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if ("validation" in error && Array.isArray(error.validation)) {
+    return reply.code(422).send({ message: fieldErrorsFromAjv(error.validation), status: 422 });
+  }
+  if (error instanceof ValidationError) {
+    return reply.code(422).send({ message: error.fields, status: 422 });
+  }
+  if (error instanceof AppError) {
+    return sendError(reply, error.code, error.message);
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return sendError(reply, CODE_BY_STATUS.get(status) ?? "bad_request", error.message);
+  }
+  request.log.error({ err: error }, "request failed");
+  return sendError(reply, "internal");
+}

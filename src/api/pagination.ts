@@ -1,0 +1,44 @@
+// Page arithmetic and page URLs shared by the paginated responses. URLs keep the request's
+// query parameters and set `page`; the base is ANALYTICS_PUBLIC_URL or the request's host.
+
+import type { FastifyRequest } from "fastify";
+
+export interface PageWindow {
+  currentPage: number;
+  lastPage: number;
+  perPage: number;
+  total: number;
+  /** 1-based position of the first and last item on this page; null when the page is empty. */
+  from: number | null;
+  to: number | null;
+}
+
+export function pageWindow(total: number, page: number, perPage: number, itemsOnPage: number): PageWindow {
+  const from = itemsOnPage > 0 ? (page - 1) * perPage + 1 : null;
+  return {
+    currentPage: page,
+    lastPage: Math.max(1, Math.ceil(total / perPage)),
+    perPage,
+    total,
+    from,
+    to: from === null ? null : from + itemsOnPage - 1,
+  };
+}
+
+export class PageUrls {
+  readonly path: string;
+  private readonly query: URLSearchParams;
+
+  constructor(request: FastifyRequest, publicUrl: string | null) {
+    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+    const [pathname = "", search = ""] = request.url.split("?", 2);
+    this.path = `${origin}${pathname}`;
+    this.query = new URLSearchParams(search);
+  }
+
+  page(page: number): string {
+    const query = new URLSearchParams(this.query);
+    query.set("page", String(page));
+    return `${this.path}?${query.toString()}`;
+  }
+}

@@ -1,0 +1,40 @@
+// Small TypeBox builders for the shapes our schemas repeat: enums that read well in the
+// OpenAPI document and validate with one clear Ajv error, and the error bodies.
+
+import { type TUnsafe, Type } from "typebox";
+
+/** An integer limited to `values`, e.g. privacy 0|1|2 (form strings are coerced by Ajv). */
+export function integerEnum<const T extends readonly number[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: "integer", enum: [...values], ...options });
+}
+
+/** A string limited to `values`, e.g. sort asc|desc. */
+export function stringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });
+}
+
+export const MessageError = Type.Object(
+  { message: Type.String(), status: Type.Integer() },
+  { description: "An error: a sentence and the HTTP status." },
+);
+
+export const ValidationErrorBody = Type.Object(
+  {
+    message: Type.Record(Type.String(), Type.Array(Type.String())),
+    status: Type.Literal(422),
+  },
+  { description: "Every invalid field with the sentences that say why." },
+);
+
+/** The error responses every authenticated route can give, for the OpenAPI document. */
+export const COMMON_ERRORS = {
+  401: MessageError,
+  404: MessageError,
+  429: MessageError,
+} as const;

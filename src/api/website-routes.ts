@@ -1,0 +1,191 @@
+// /api/v1/websites: list, read, create, update and delete the caller's websites.
+// Each handler is schema in, one service call, mapper out.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { formatTimestamp } from "../clock.js";
+import { NotFoundError } from "../errors.js";
+import type { WebsiteRecord } from "../storage/ports.js";
+import type { WebsiteService } from "../websites/website-service.js";
+import { currentUser } from "./authenticate.js";
+import { PageUrls, pageWindow } from "./pagination.js";
+import { COMMON_ERRORS, ValidationErrorBody } from "./schema-types.js";
+import {
+  CreateWebsiteBody,
+  ListWebsitesQuery,
+  UpdateWebsiteBody,
+  WebsiteDeleted,
+  WebsiteEnvelope,
+  WebsiteList,
+} from "./website-schemas.js";
+
+const IdParams = Type.Object({ id: Type.String({ description: "The website id (a positive integer)." }) });
+const tags = ["Websites"];
+const security = [{ bearerAuth: [] }];
+
+export interface WebsiteRoutesOptions {
+  websites: WebsiteService;
+  publicUrl: string | null;
+}
+
+export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRoutesOptions) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { websites, publicUrl } = options;
+
+  app.get(
+    "/websites",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List websites",
+        querystring: ListWebsitesQuery,
+        response: { 200: WebsiteList, 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const perPage = query.per_page ?? 10;
+      const page = query.page ?? 1;
+      const { items, total } = await websites.list(currentUser(request).id, {
+        search: query.search,
+        sortBy: query.sort_by ?? "id",
+        sort: query.sort ?? "desc",
+        perPage,
+        page,
+      });
+      const window = pageWindow(total, page, perPage, items.length);
+      const urls = new PageUrls(request, publicUrl);
+      return {
+        data: items.map(toResource),
+        links: {
+          first: urls.page(1),
+          last: urls.page(window.lastPage),
+          prev: page > 1 ? urls.page(page - 1) : null,
+          next: page < window.lastPage ? urls.page(page + 1) : null,
+        },
+        meta: {
+          current_page: page,
+          from: window.from,
+          last_page: window.lastPage,
+          path: urls.path,
+          per_page: perPage,
+          to: window.to,
+          total,
+        },
+        status: 200 as const,
+      };
+    },
+  );
+
+  app.get(
+    "/websites/:id",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Read a website",
+        params: IdParams,
+        response: { 200: WebsiteEnvelope(200), ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const website = await websites.get(currentUser(request).id, parseId(request.params.id));
+      return { data: toResource(website), status: 200 as const };
+    },
+  );
+
+  app.post(
+    "/websites",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Create a website",
+        consumes: ["application/x-www-form-urlencoded", "application/json"],
+        body: CreateWebsiteBody,
+        response: { 201: WebsiteEnvelope(201), 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const website = await websites.create(currentUser(request).id, {
+        domain: body.domain,
+        privacy: body.privacy,
+        password: body.password,
+        email: body.email,
+        excludeBots: body.exclude_bots,
+        excludeParams: body.exclude_params,
+        excludeIps: body.exclude_ips,
+      });
+      return reply.code(201).send({ data: toResource(website), status: 201 as const });
+    },
+  );
+
+  app.put(
+    "/websites/:id",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Update a website",
+        consumes: ["application/x-www-form-urlencoded", "application/json"],
+        params: IdParams,
+        body: UpdateWebsiteBody,
+        response: { 200: WebsiteEnvelope(200), 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const website = await websites.update(currentUser(request).id, parseId(request.params.id), {
+        privacy: body.privacy,
+        password: body.password,
+        email: body.email,
+        excludeBots: body.exclude_bots,
+        excludeParams: body.exclude_params,
+        excludeIps: body.exclude_ips,
+      });
+      return { data: toResource(website), status: 200 as const };
+    },
+  );
+
+  app.delete(
+    "/websites/:id",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Delete a website and all its statistics",
+        params: IdParams,
+        response: { 200: WebsiteDeleted, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const id = parseId(request.params.id);
+      await websites.delete(currentUser(request).id, id);
+      return { id, object: "website" as const, deleted: true as const, status: 200 as const };
+    },
+  );
+}
+
+/** A path id of decimal digits within the safe integer range; anything else is a 404. */
+export function parseId(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new NotFoundError();
+  return Number(raw);
+}
+
+function toResource(website: WebsiteRecord) {
+  return {
+    id: website.id,
+    domain: website.domain,
+    privacy: website.privacy,
+    password: website.passwordHash !== null,
+    email: website.email,
+    exclude_bots: website.excludeBots,
+    exclude_params: website.excludeParams,
+    exclude_ips: website.excludeIps,
+    created_at: formatTimestamp(website.createdAt),
+    updated_at: formatTimestamp(website.updatedAt),
+  };
+}

@@ -1,0 +1,66 @@
+// Builds the Fastify application from a container: body parsers, OpenAPI document and
+// docs page, health check, error handling and the /api/v1 scope. Never listens.
+
+import formbody from "@fastify/formbody";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { apiV1 } from "./api/api-v1.js";
+import { handleError, sendError } from "./api/http-errors.js";
+import { addRuleKeyword } from "./api/rule-keyword.js";
+import type { Container } from "./container.js";
+
+export interface AppOptions {
+  logger?: FastifyServerOptions["logger"];
+}
+
+export const API_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config } = container;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    trustProxy: config.trustProxy,
+    bodyLimit: API_BODY_LIMIT,
+    return503OnClosing: true,
+    disableRequestLogging: true,
+    ajv: { customOptions: { allErrors: true }, plugins: [addRuleKeyword] },
+  });
+
+  app.decorateRequest("user", null);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => sendError(reply, "not_found"));
+  await app.register(formbody);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Analytics API",
+        version: "1",
+        description:
+          "Manage tracked websites and read their statistics. Every call needs `Authorization: Bearer <API key>`.",
+      },
+      components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/api/docs" });
+
+  app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await container.storage.metadata.ping();
+      return { status: "ok" };
+    } catch (error) {
+      app.log.error({ err: error }, "health check failed");
+      return reply.code(503).send({ status: "unavailable" });
+    }
+  });
+
+  await app.register(apiV1, {
+    prefix: "/api/v1",
+    users: container.users,
+    websites: container.websites,
+    publicUrl: config.publicUrl,
+    rateLimitPerMinute: config.apiRateLimit,
+  });
+  return app;
+}

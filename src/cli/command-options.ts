@@ -1,0 +1,36 @@
+// Option parsing shared by the subcommands: each declares its own flags, and every command
+// also takes the storage flags that locate the data (so `--data-dir` works everywhere).
+
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { type Config, loadConfig } from "../config.js";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+const STORAGE_OPTIONS: Options = { "data-dir": { type: "string" } };
+
+/** Parses `args` against the command's options plus the storage options; unknown flags are a UsageError. */
+export function parseCommand(args: string[], options: Options) {
+  try {
+    const { values } = parseArgs({ args, options: { ...STORAGE_OPTIONS, ...options }, strict: true });
+    return values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The configuration with the command's flags over the environment. */
+export function configFrom(values: Record<string, string | boolean | undefined>): Config {
+  const flags: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (typeof value === "string") flags[name] = value;
+  return loadConfig(process.env, flags);
+}
+
+export function requireString(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`--${name} is required.`);
+  return value;
+}

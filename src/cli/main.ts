@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// The `analytics` command: dispatches to a subcommand and turns errors into a message on
+// standard error and an exit code (1 for a failed operation, 2 for bad usage or config).
+
+import { ConfigError } from "../config.js";
+import { AppError, ValidationError } from "../errors.js";
+import { UsageError } from "./command-options.js";
+import { migrateCommand } from "./migrate-command.js";
+import { serveCommand } from "./serve-command.js";
+import { keysRotateCommand, usersCreateCommand } from "./user-commands.js";
+
+const USAGE = `Usage: analytics <command> [options]
+
+Commands:
+  serve [--host H] [--port P] [--data-dir D]   Serve the API, tracker and pages (migrates first)
+  migrate [--data-dir D]                       Create or upgrade every configured store
+  users create --email E [--name N] [--admin]  Create a user; prints the new API key on the last line
+  keys rotate --email E                        Replace a user's API key; prints the new key on the last line
+
+Every command accepts --data-dir; environment variables are listed in the README.`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  migrate: migrateCommand,
+  "users create": usersCreateCommand,
+  "keys rotate": keysRotateCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [first = "", second = ""] = argv;
+  if (first === "" || first === "help" || first === "--help" || first === "-h") {
+    console.log(USAGE);
+    return first === "" ? 2 : 0;
+  }
+  const twoWords = COMMANDS[`${first} ${second}`];
+  const command = twoWords ?? COMMANDS[first];
+  if (!command) {
+    console.error(`Unknown command: ${argv.join(" ")}\n\n${USAGE}`);
+    return 2;
+  }
+  return command(argv.slice(twoWords ? 2 : 1));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.exitCode = report(error);
+  },
+);
+
+function report(error: unknown): number {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    console.error(error.message);
+    return 2;
+  }
+  if (error instanceof ValidationError) {
+    for (const messages of Object.values(error.fields))
+      for (const message of messages) console.error(message);
+    return 1;
+  }
+  if (error instanceof AppError) {
+    console.error(error.message);
+    return 1;
+  }
+  console.error(error);
+  return 1;
+}

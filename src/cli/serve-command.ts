@@ -1,0 +1,34 @@
+// `analytics serve`: migrates, listens, and on SIGTERM/SIGINT stops accepting requests,
+// lets the ones in flight finish and closes the stores before exiting.
+
+import { buildApp } from "../app.js";
+import { createContainer } from "../container.js";
+import { configFrom, parseCommand } from "./command-options.js";
+
+export async function serveCommand(args: string[]): Promise<number> {
+  const config = configFrom(parseCommand(args, { host: { type: "string" }, port: { type: "string" } }));
+  const container = await createContainer(config);
+  const app = await buildApp(container, { logger: { level: config.logLevel } });
+  await app.listen({ host: config.host, port: config.port });
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      app.log.info({ signal }, "shutting down");
+      app
+        .close()
+        .then(() => container.close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            app.log.error({ err: error }, "shutdown failed");
+            resolve(1);
+          },
+        );
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+}

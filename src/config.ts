@@ -1,0 +1,144 @@
+// The only reader of process.env. Every setting is declared once in SETTINGS (variable
+// name, default, parser, description); flags win over the environment; the result is
+// validated and frozen, and a bad value fails fast with a message naming the variable.
+
+import path from "node:path";
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly trustProxy: boolean;
+  readonly publicUrl: string | null;
+  readonly apiRateLimit: number;
+  readonly logLevel: string;
+}
+
+type Parser<T> = (raw: string) => T;
+
+interface Setting<T> {
+  readonly env: string;
+  readonly flag?: string;
+  readonly default: string;
+  readonly parse: Parser<T>;
+  readonly description: string;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+const integerIn =
+  (min: number, max: number): Parser<number> =>
+  (raw) => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new Error(`must be an integer from ${min} to ${max}`);
+    }
+    return Number(raw);
+  };
+
+const boolean: Parser<boolean> = (raw) => {
+  if (["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
+  if (["0", "false", "no", "off", ""].includes(raw.toLowerCase())) return false;
+  throw new Error("must be 1 or 0");
+};
+
+const text: Parser<string> = (raw) => {
+  if (raw.trim() === "") throw new Error("must not be empty");
+  return raw.trim();
+};
+
+const optionalUrl: Parser<string | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error("must be an absolute http(s) URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("must be an http(s) URL");
+  return url.toString().replace(/\/+$/, "");
+};
+
+const oneOf =
+  (values: string[]): Parser<string> =>
+  (raw) => {
+    if (!values.includes(raw)) throw new Error(`must be one of: ${values.join(", ")}`);
+    return raw;
+  };
+
+/** The single declaration of every setting; the README's configuration table mirrors it (a test checks). */
+export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
+  host: {
+    env: "ANALYTICS_HOST",
+    flag: "host",
+    default: "127.0.0.1",
+    parse: text,
+    description: "Address the server listens on (`0.0.0.0` for every interface).",
+  },
+  port: {
+    env: "ANALYTICS_PORT",
+    flag: "port",
+    default: "8000",
+    parse: integerIn(0, 65535),
+    description: "TCP port the server listens on (`0` picks a free one).",
+  },
+  dataDir: {
+    env: "ANALYTICS_DATA_DIR",
+    flag: "data-dir",
+    default: "./data",
+    parse: (raw) => path.resolve(text(raw)),
+    description: "Directory of the embedded storage (created if missing).",
+  },
+  trustProxy: {
+    env: "ANALYTICS_TRUST_PROXY",
+    default: "0",
+    parse: boolean,
+    description: "`1` when behind a reverse proxy: the client IP is the left-most `X-Forwarded-For` entry.",
+  },
+  publicUrl: {
+    env: "ANALYTICS_PUBLIC_URL",
+    default: "",
+    parse: optionalUrl,
+    description:
+      "Public base URL used in links (pagination, emails); by default taken from each request's Host.",
+  },
+  apiRateLimit: {
+    env: "ANALYTICS_API_RATE_LIMIT",
+    default: "600",
+    parse: integerIn(1, 1_000_000),
+    description: "Requests per minute allowed per API key on `/api/v1`.",
+  },
+  logLevel: {
+    env: "ANALYTICS_LOG_LEVEL",
+    default: "info",
+    parse: oneOf(LOG_LEVELS),
+    description: `Log level: ${LOG_LEVELS.join(", ")}.`,
+  },
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Builds the configuration from flags (already parsed by the CLI, keyed by flag name) over
+ * environment variables over defaults.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  flags: Record<string, string | undefined> = {},
+): Config {
+  const result: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Config, Setting<unknown>][]) {
+    const fromFlag = setting.flag === undefined ? undefined : flags[setting.flag];
+    const source = fromFlag !== undefined ? `--${setting.flag}` : setting.env;
+    const raw = fromFlag ?? env[setting.env] ?? setting.default;
+    try {
+      result[key] = setting.parse(raw);
+    } catch (error) {
+      problems.push(`${source}=${JSON.stringify(raw)}: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+  return Object.freeze(result as unknown as Config);
+}

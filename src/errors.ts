@@ -1,0 +1,64 @@
+// Transport-neutral application errors. Services throw these; each edge (HTTP API, CLI)
+// maps the code to its own representation (see api/http-errors.ts).
+
+export type ErrorCode =
+  | "bad_request"
+  | "unauthenticated"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "validation"
+  | "rate_limited"
+  | "unavailable"
+  | "internal";
+
+/** Field name -> human sentences, as reported in a 422 body. */
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(readonly fields: FieldErrors) {
+    super("validation", "The given data was invalid.");
+    this.name = "ValidationError";
+  }
+
+  static single(field: string, message: string): ValidationError {
+    return new ValidationError({ [field]: [message] });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor() {
+    super("not_found", "Resource not found.");
+    this.name = "NotFoundError";
+  }
+}
+
+/** Collects field errors while validating several fields, so every invalid field is reported. */
+export class FieldErrorCollector {
+  readonly fields: FieldErrors = {};
+
+  add(field: string, message: string): void {
+    const list = this.fields[field];
+    if (list) list.push(message);
+    else this.fields[field] = [message];
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.fields).length === 0;
+  }
+
+  throwIfAny(): void {
+    if (!this.empty) throw new ValidationError(this.fields);
+  }
+}

@@ -1,0 +1,48 @@
+// The metadata store over one Kysely instance: repositories, migrations and health, the
+// same for every SQL dialect. Dialect specifics (migrations, unique-violation detection,
+// how to close the driver) are passed in by the dialect's opener.
+
+import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import type { MetadataStore } from "../ports.js";
+import type { Database } from "./schema.js";
+import type { UniqueViolationDetector } from "./unique-violation.js";
+import { RelationalUserRepository } from "./user-repository.js";
+import { RelationalWebsiteRepository } from "./website-repository.js";
+
+export interface DialectParts {
+  migrations: Record<string, Migration>;
+  uniqueViolation: UniqueViolationDetector;
+}
+
+export class RelationalMetadataStore implements MetadataStore {
+  readonly users: RelationalUserRepository;
+  readonly websites: RelationalWebsiteRepository;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly dialect: DialectParts,
+  ) {
+    this.users = new RelationalUserRepository(db, dialect.uniqueViolation);
+    this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
+  }
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({
+      db: this.db,
+      provider: { getMigrations: async () => this.dialect.migrations },
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+      throw new Error(`Metadata migration ${failed} failed: ${(error as Error).message ?? error}`);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}

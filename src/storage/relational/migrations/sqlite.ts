@@ -1,0 +1,38 @@
+// Versioned schema migrations of the SQLite metadata store, applied in name order by
+// Kysely's Migrator. Never edit a released migration: add the next one.
+
+import { type Kysely, type Migration, sql } from "kysely";
+
+export const sqliteMigrations: Record<string, Migration> = {
+  "0001-users-and-websites": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("users")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("email", "text", (c) => c.notNull().unique())
+        .addColumn("name", "text")
+        .addColumn("is_admin", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("api_key_id", "text", (c) => c.notNull().unique())
+        .addColumn("api_key_hash", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("websites")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("domain", "text", (c) => c.notNull().unique())
+        .addColumn("privacy", "integer", (c) => c.notNull())
+        .addColumn("password_hash", "text")
+        .addColumn("email", "integer", (c) => c.notNull())
+        .addColumn("exclude_bots", "integer", (c) => c.notNull())
+        .addColumn("exclude_params", "text")
+        .addColumn("exclude_ips", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await sql`CREATE INDEX websites_user_id_id ON websites (user_id, id)`.execute(db);
+      await sql`CREATE INDEX websites_user_id_domain ON websites (user_id, domain)`.execute(db);
+    },
+  },
+};

@@ -1,0 +1,34 @@
+// Table types of the relational metadata store, shared by every SQL dialect. Timestamps are
+// written as ISO-8601 strings and read back as Date or string depending on the engine.
+
+import type { Generated } from "kysely";
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  name: string | null;
+  is_admin: number;
+  api_key_id: string;
+  api_key_hash: string;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+export interface WebsitesTable {
+  id: Generated<number>;
+  user_id: number;
+  domain: string;
+  privacy: number;
+  password_hash: string | null;
+  email: number;
+  exclude_bots: number;
+  exclude_params: string | null;
+  exclude_ips: string | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+export interface Database {
+  users: UsersTable;
+  websites: WebsitesTable;
+}

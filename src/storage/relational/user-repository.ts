@@ -1,0 +1,71 @@
+// Users and their API key credential, in any Kysely dialect.
+
+import type { Kysely, Selectable } from "kysely";
+import { formatTimestamp } from "../../clock.js";
+import { DuplicateError, type NewUser, type UserRecord, type UserRepository } from "../ports.js";
+import type { Database, UsersTable } from "./schema.js";
+import type { UniqueViolationDetector } from "./unique-violation.js";
+
+export class RelationalUserRepository implements UserRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly uniqueViolation: UniqueViolationDetector,
+  ) {}
+
+  async create(user: NewUser): Promise<UserRecord> {
+    const now = formatTimestamp(user.now);
+    try {
+      const row = await this.db
+        .insertInto("users")
+        .values({
+          email: user.email,
+          name: user.name,
+          is_admin: user.isAdmin ? 1 : 0,
+          api_key_id: user.apiKeyId,
+          api_key_hash: user.apiKeyHash,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toUser(row);
+    } catch (error) {
+      if (this.uniqueViolation(error) === "email") throw new DuplicateError("email");
+      throw error;
+    }
+  }
+
+  async findByEmail(email: string): Promise<UserRecord | null> {
+    const row = await this.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async findCredential(apiKeyId: string) {
+    const row = await this.db
+      .selectFrom("users")
+      .selectAll()
+      .where("api_key_id", "=", apiKeyId)
+      .executeTakeFirst();
+    return row ? { user: toUser(row), apiKeyHash: row.api_key_hash } : null;
+  }
+
+  async replaceKey(userId: number, apiKeyId: string, apiKeyHash: string, now: Date): Promise<boolean> {
+    const result = await this.db
+      .updateTable("users")
+      .set({ api_key_id: apiKeyId, api_key_hash: apiKeyHash, updated_at: formatTimestamp(now) })
+      .where("id", "=", userId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
+
+function toUser(row: Selectable<UsersTable>): UserRecord {
+  return {
+    id: Number(row.id),
+    email: row.email,
+    name: row.name,
+    isAdmin: Number(row.is_admin) === 1,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}

@@ -1,0 +1,135 @@
+// Websites, in any Kysely dialect. Every read and write of a user's website is scoped by
+// user_id, so another user's website is indistinguishable from a missing one.
+
+import { type Kysely, type Selectable, sql } from "kysely";
+import { formatTimestamp } from "../../clock.js";
+import {
+  DuplicateError,
+  type Flag,
+  type NewWebsite,
+  type Privacy,
+  type WebsiteListQuery,
+  type WebsitePatch,
+  type WebsiteRecord,
+  type WebsiteRepository,
+} from "../ports.js";
+import type { Database, WebsitesTable } from "./schema.js";
+import type { UniqueViolationDetector } from "./unique-violation.js";
+
+export class RelationalWebsiteRepository implements WebsiteRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly uniqueViolation: UniqueViolationDetector,
+  ) {}
+
+  async create(website: NewWebsite): Promise<WebsiteRecord> {
+    const now = formatTimestamp(website.now);
+    try {
+      const row = await this.db
+        .insertInto("websites")
+        .values({
+          user_id: website.userId,
+          domain: website.domain,
+          privacy: website.privacy,
+          password_hash: website.passwordHash,
+          email: website.email,
+          exclude_bots: website.excludeBots,
+          exclude_params: website.excludeParams,
+          exclude_ips: website.excludeIps,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toWebsite(row);
+    } catch (error) {
+      if (this.uniqueViolation(error) === "domain") throw new DuplicateError("domain");
+      throw error;
+    }
+  }
+
+  async find(userId: number, id: number): Promise<WebsiteRecord | null> {
+    const row = await this.db
+      .selectFrom("websites")
+      .selectAll()
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    return row ? toWebsite(row) : null;
+  }
+
+  async findByDomain(domain: string): Promise<WebsiteRecord | null> {
+    const row = await this.db
+      .selectFrom("websites")
+      .selectAll()
+      .where("domain", "=", domain)
+      .executeTakeFirst();
+    return row ? toWebsite(row) : null;
+  }
+
+  async update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null> {
+    const changes = {
+      privacy: patch.privacy,
+      password_hash: patch.passwordHash,
+      email: patch.email,
+      exclude_bots: patch.excludeBots,
+      exclude_params: patch.excludeParams,
+      exclude_ips: patch.excludeIps,
+    };
+    const row = await this.db
+      .updateTable("websites")
+      .set({ ...withoutUndefined(changes), updated_at: formatTimestamp(now) })
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toWebsite(row) : null;
+  }
+
+  async delete(userId: number, id: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("websites")
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }> {
+    let base = this.db.selectFrom("websites").where("user_id", "=", query.userId);
+    if (query.search) {
+      // Domains are stored lowercase, so a lowercase needle makes the match case-insensitive
+      // on every engine; escaping makes % and _ literal.
+      const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      base = base.where(sql<boolean>`domain LIKE ${pattern} ESCAPE '\\'`);
+    }
+    const counted = await base.select((eb) => eb.fn.countAll().as("total")).executeTakeFirstOrThrow();
+    const rows = await base
+      .selectAll()
+      .orderBy(query.sortBy, query.sort)
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
+    return { items: rows.map(toWebsite), total: Number(counted.total) };
+  }
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+function toWebsite(row: Selectable<WebsitesTable>): WebsiteRecord {
+  return {
+    id: Number(row.id),
+    userId: Number(row.user_id),
+    domain: row.domain,
+    privacy: Number(row.privacy) as Privacy,
+    passwordHash: row.password_hash,
+    email: Number(row.email) as Flag,
+    excludeBots: Number(row.exclude_bots) as Flag,
+    excludeParams: row.exclude_params,
+    excludeIps: row.exclude_ips,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}

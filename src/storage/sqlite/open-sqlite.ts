@@ -1,0 +1,32 @@
+// Opens the embedded SQLite metadata store in the data directory. WAL mode and a busy
+// timeout let the CLI write while a server holds the same database open.
+
+import fs from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+import { RelationalMetadataStore } from "../relational/metadata-store.js";
+import { sqliteMigrations } from "../relational/migrations/sqlite.js";
+import type { Database } from "../relational/schema.js";
+
+export function openSqliteMetadataStore(dataDir: string): RelationalMetadataStore {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const database = new SqliteDatabase(path.join(dataDir, "metadata.sqlite"));
+  database.pragma("journal_mode = WAL");
+  database.pragma("busy_timeout = 5000");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new RelationalMetadataStore(db, {
+    migrations: sqliteMigrations,
+    uniqueViolation: sqliteUniqueColumn,
+  });
+}
+
+/** better-sqlite3 reports `UNIQUE constraint failed: websites.domain`; the column is after the dot. */
+function sqliteUniqueColumn(error: unknown): string | null {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code !== "SQLITE_CONSTRAINT_UNIQUE" || typeof message !== "string") return null;
+  const match = /UNIQUE constraint failed: \w+\.(\w+)/.exec(message);
+  return match?.[1] ?? null;
+}

@@ -1,0 +1,24 @@
+// The website fields' vocabulary: allowed values, defaults and the text rules, declared
+// once and used by both the HTTP schemas (for early, all-fields validation) and the service.
+
+import { normaliseDomain } from "./domain-name.js";
+import { parseIpList, parseParamList } from "./exclusion-lists.js";
+import type { FieldRule } from "./rule-result.js";
+
+export const PRIVACY_VALUES = [0, 1, 2] as const;
+export const FLAG_VALUES = [0, 1] as const;
+export const PASSWORD_MAX_LENGTH = 128;
+
+export const WEBSITE_DEFAULTS = { privacy: 1, email: 0, excludeBots: 1 } as const;
+
+/** Text rules by name; schemas refer to them with the `x-rule` keyword. */
+export const TEXT_RULES = {
+  domain: (raw: string) => normaliseDomain(raw),
+  "ip-list": parseIpList,
+  "param-list": parseParamList,
+} satisfies Record<string, FieldRule>;
+
+export type TextRuleName = keyof typeof TEXT_RULES;
+
+export const PASSWORD_REQUIRED = "The password field is required when privacy is 2 (Password).";
+export const DOMAIN_TAKEN = "The domain has already been taken.";

@@ -1,0 +1,141 @@
+// Managing a user's websites: create with defaults, partial update (an empty value clears
+// a field), delete, read and list. Every call is scoped to the calling user.
+
+import type { Clock } from "../clock.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../errors.js";
+import {
+  DuplicateError,
+  type Flag,
+  type Privacy,
+  type WebsitePatch,
+  type WebsiteRecord,
+  type WebsiteRepository,
+} from "../storage/ports.js";
+import { hashPassword } from "./password-hash.js";
+import type { RuleResult } from "./rule-result.js";
+import { DOMAIN_TAKEN, PASSWORD_REQUIRED, TEXT_RULES, WEBSITE_DEFAULTS } from "./website-rules.js";
+
+export interface WebsiteSettings {
+  privacy?: Privacy | undefined;
+  /** An empty string means "no password". */
+  password?: string | undefined;
+  email?: Flag | undefined;
+  excludeBots?: Flag | undefined;
+  excludeParams?: string | undefined;
+  excludeIps?: string | undefined;
+}
+
+export interface NewWebsiteInput extends WebsiteSettings {
+  domain: string;
+}
+
+export interface WebsiteListOptions {
+  search?: string | undefined;
+  sortBy: "id" | "domain";
+  sort: "asc" | "desc";
+  perPage: number;
+  page: number;
+}
+
+export class WebsiteService {
+  constructor(
+    private readonly websites: WebsiteRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(userId: number, input: NewWebsiteInput): Promise<WebsiteRecord> {
+    const errors = new FieldErrorCollector();
+    const domain = applyRule(errors, "domain", TEXT_RULES.domain(input.domain));
+    const lists = parseLists(errors, input);
+    const privacy = input.privacy ?? WEBSITE_DEFAULTS.privacy;
+    const password = input.password || null;
+    if (privacy === 2 && password === null) errors.add("password", PASSWORD_REQUIRED);
+    errors.throwIfAny();
+    try {
+      return await this.websites.create({
+        userId,
+        domain: domain as string,
+        privacy,
+        passwordHash: password === null ? null : await hashPassword(password),
+        email: input.email ?? WEBSITE_DEFAULTS.email,
+        excludeBots: input.excludeBots ?? WEBSITE_DEFAULTS.excludeBots,
+        excludeParams: lists.excludeParams ?? null,
+        excludeIps: lists.excludeIps ?? null,
+        now: this.clock.now(),
+      });
+    } catch (error) {
+      if (error instanceof DuplicateError) throw ValidationError.single("domain", DOMAIN_TAKEN);
+      throw error;
+    }
+  }
+
+  async get(userId: number, id: number): Promise<WebsiteRecord> {
+    const website = await this.websites.find(userId, id);
+    if (!website) throw new NotFoundError();
+    return website;
+  }
+
+  /** Changes only the settings present in `input`. */
+  async update(userId: number, id: number, input: WebsiteSettings): Promise<WebsiteRecord> {
+    const current = await this.get(userId, id);
+    const errors = new FieldErrorCollector();
+    const patch: WebsitePatch = { ...parseLists(errors, input) };
+    if (input.privacy !== undefined) patch.privacy = input.privacy;
+    if (input.email !== undefined) patch.email = input.email;
+    if (input.excludeBots !== undefined) patch.excludeBots = input.excludeBots;
+    const clearsPassword = input.password === "";
+    const hasPassword = input.password ? true : clearsPassword ? false : current.passwordHash !== null;
+    if ((patch.privacy ?? current.privacy) === 2 && !hasPassword) errors.add("password", PASSWORD_REQUIRED);
+    errors.throwIfAny();
+    if (input.password) patch.passwordHash = await hashPassword(input.password);
+    if (clearsPassword) patch.passwordHash = null;
+    if (Object.keys(patch).length === 0) return current;
+    const updated = await this.websites.update(userId, id, patch, this.clock.now());
+    if (!updated) throw new NotFoundError();
+    return updated;
+  }
+
+  async delete(userId: number, id: number): Promise<void> {
+    if (!(await this.websites.delete(userId, id))) throw new NotFoundError();
+  }
+
+  async list(userId: number, options: WebsiteListOptions) {
+    return this.websites.list({
+      userId,
+      search: options.search?.trim().toLowerCase() || null,
+      sortBy: options.sortBy,
+      sort: options.sort,
+      limit: options.perPage,
+      offset: (options.page - 1) * options.perPage,
+    });
+  }
+}
+
+/** Normalises the exclusion lists that were sent; an empty list becomes null (cleared). */
+function parseLists(
+  errors: FieldErrorCollector,
+  input: WebsiteSettings,
+): Pick<WebsitePatch, "excludeIps" | "excludeParams"> {
+  const lists: Pick<WebsitePatch, "excludeIps" | "excludeParams"> = {};
+  if (input.excludeIps !== undefined) {
+    lists.excludeIps = applyRule(
+      errors,
+      "exclude_ips",
+      TEXT_RULES["ip-list"](input.excludeIps, "exclude ips"),
+    );
+  }
+  if (input.excludeParams !== undefined) {
+    lists.excludeParams = applyRule(
+      errors,
+      "exclude_params",
+      TEXT_RULES["param-list"](input.excludeParams, "exclude params"),
+    );
+  }
+  return lists;
+}
+
+function applyRule(errors: FieldErrorCollector, field: string, result: RuleResult): string | null {
+  if (result.ok) return result.value;
+  for (const message of result.errors) errors.add(field, message);
+  return null;
+}
