@@ -1,0 +1,192 @@
+// The conventions of /api/v1 every route shares: Bearer auth, 401/404/405/400/413/415/429
+// bodies, rate-limit headers, a real 500 and the health check (CONTRACT.md section 2).
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const UNAUTHENTICATED = { message: "Unauthenticated.", status: 401 };
+const NOT_FOUND = { message: "Resource not found.", status: 404 };
+
+describe("authentication", () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await createTestApp();
+    key = await t.createUser("auth@example.org");
+  });
+  after(() => t.close());
+
+  it("answers 401 for a missing, malformed or unknown key on every route", async () => {
+    const headers: (Record<string, string> | undefined)[] = [
+      undefined,
+      { authorization: "" },
+      { authorization: "Bearer" },
+      { authorization: "Bearer " },
+      { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` },
+      { authorization: `Token ${key}` },
+      { authorization: `Bearer ${key}x` },
+      { authorization: `Bearer ${key.slice(0, -1)}A` },
+      { authorization: "Bearer ak_0000000000000000AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+      { authorization: "Bearer ' OR 1=1 --" },
+    ];
+    const routes = [
+      { method: "GET" as const, url: "/api/v1/websites" },
+      { method: "POST" as const, url: "/api/v1/websites" },
+      { method: "GET" as const, url: "/api/v1/websites/1" },
+      { method: "PUT" as const, url: "/api/v1/websites/1" },
+      { method: "DELETE" as const, url: "/api/v1/websites/1" },
+    ];
+    for (const route of routes) {
+      for (const header of headers) {
+        const response = await t.app.inject({ ...route, headers: header ?? {} });
+        assert.equal(response.statusCode, 401, `${route.method} ${route.url} ${JSON.stringify(header)}`);
+        assert.deepEqual(response.json(), UNAUTHENTICATED);
+      }
+    }
+  });
+
+  it("accepts the key as a Bearer token, the scheme in any case", async () => {
+    for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+      const response = await t.app.inject({ url: "/api/v1/websites", headers: { authorization: `${scheme} ${key}` } });
+      assert.equal(response.statusCode, 200, scheme);
+    }
+  });
+
+  it("never accepts a key in the URL", async () => {
+    for (const name of ["api_key", "key", "token", "access_token"]) {
+      const response = await t.app.inject({ url: `/api/v1/websites?${name}=${key}` });
+      assert.equal(response.statusCode, 401, name);
+    }
+  });
+
+  it("stops accepting a key as soon as it is rotated", async () => {
+    const email = "rotate@example.org";
+    const old = await t.createUser(email);
+    assert.equal((await t.call(old, { url: "/api/v1/websites" })).statusCode, 200);
+    const { apiKey } = await t.container.users.rotateKey(email);
+    assert.equal((await t.call(old, { url: "/api/v1/websites" })).statusCode, 401);
+    assert.equal((await t.call(apiKey, { url: "/api/v1/websites" })).statusCode, 200);
+  });
+});
+
+describe("errors of the API scope", () => {
+  let t: TestApp;
+  let key: string;
+  before(async () => {
+    t = await createTestApp();
+    key = await t.createUser();
+  });
+  after(() => t.close());
+
+  it("answers 404 with the contract body for unknown paths, with or without a key", async () => {
+    for (const url of ["/api/v1", "/api/v1/", "/api/v1/nope", "/api/v1/websites/1/extra", "/api/v2/websites"]) {
+      for (const k of [key, null]) {
+        const response = await t.call(k, { url });
+        assert.equal(response.statusCode, 404, url);
+        assert.deepEqual(response.json(), NOT_FOUND);
+      }
+    }
+  });
+
+  it("answers 405 with Allow for a wrong method on a known path", async () => {
+    const collection = await t.call(key, { method: "PATCH", url: "/api/v1/websites" });
+    assert.equal(collection.statusCode, 405);
+    assert.equal(collection.headers.allow, "GET, HEAD, POST");
+    assert.equal(collection.json().status, 405);
+    assert.match(collection.json().message, /PATCH method is not supported/);
+    const item = await t.call(key, { method: "POST", url: "/api/v1/websites/12" });
+    assert.equal(item.statusCode, 405);
+    assert.equal(item.headers.allow, "DELETE, GET, HEAD, PUT");
+    const withQuery = await t.call(key, { method: "DELETE", url: "/api/v1/websites?x=1" });
+    assert.equal(withQuery.statusCode, 405);
+  });
+
+  it("answers 400 for a body that is not valid JSON", async () => {
+    for (const payload of ['{"domain":', "{'domain': 1}", '{"__proto__": {"x": 1}}']) {
+      const response = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/websites",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        payload,
+      });
+      assert.equal(response.statusCode, 400, payload);
+      assert.equal(response.json().status, 400);
+      assert.equal(typeof response.json().message, "string");
+    }
+  });
+
+  it("answers 415 for a body type it does not read", async () => {
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/websites",
+      headers: { authorization: `Bearer ${key}`, "content-type": "text/xml" },
+      payload: "<domain>x.example</domain>",
+    });
+    assert.equal(response.statusCode, 415);
+    assert.equal(response.json().status, 415);
+  });
+
+  it("answers 413 for a huge body", async () => {
+    const response = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "huge.example", exclude_params: "a".repeat(2 * 1024 * 1024) },
+    });
+    assert.equal(response.statusCode, 413);
+    assert.deepEqual(response.json(), { message: "The request body is too large.", status: 413 });
+  });
+
+  it("treats a write without a body as an empty form", async () => {
+    const response = await t.call(key, { method: "POST", url: "/api/v1/websites" });
+    assert.equal(response.statusCode, 422);
+    assert.deepEqual(response.json(), { message: { domain: ["The domain field is required."] }, status: 422 });
+  });
+
+  it("answers a real failure with a bare 500 and says unhealthy", async () => {
+    const broken = await createTestApp();
+    const brokenKey = await broken.createUser();
+    assert.deepEqual((await broken.app.inject({ url: "/healthz" })).json(), { status: "ok" });
+    await broken.container.storage.metadata.close();
+    const response = await broken.call(brokenKey, { url: "/api/v1/websites" });
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(response.json(), { message: "Server Error", status: 500 });
+    const health = await broken.app.inject({ url: "/healthz" });
+    assert.equal(health.statusCode, 503);
+    assert.equal(health.json().status, "unavailable");
+    await broken.app.close();
+  });
+});
+
+describe("rate limit", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ ANALYTICS_API_RATE_LIMIT: "3" });
+  });
+  after(() => t.close());
+
+  it("counts requests per key, sets X-RateLimit headers and answers 429 with Retry-After", async () => {
+    const key = await t.createUser();
+    const other = await t.createUser();
+    for (const remaining of [2, 1, 0]) {
+      const response = await t.call(key, { url: "/api/v1/websites" });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers["x-ratelimit-limit"], "3");
+      assert.equal(response.headers["x-ratelimit-remaining"], String(remaining));
+    }
+    const limited = await t.call(key, { url: "/api/v1/websites" });
+    assert.equal(limited.statusCode, 429);
+    assert.deepEqual(limited.json(), { message: "Too Many Attempts.", status: 429 });
+    assert.ok(Number(limited.headers["retry-after"]) > 0);
+    assert.equal(limited.headers["x-ratelimit-remaining"], "0");
+    const fresh = await t.call(other, { url: "/api/v1/websites" });
+    assert.equal(fresh.statusCode, 200, "another key has its own allowance");
+    assert.equal(fresh.headers["x-ratelimit-remaining"], "2");
+  });
+
+  it("also counts and labels requests without a valid key", async () => {
+    const first = await t.call(null, { url: "/api/v1/websites" });
+    assert.equal(first.statusCode, 401);
+    assert.equal(first.headers["x-ratelimit-limit"], "3");
+  });
+});
