@@ -48,7 +48,10 @@ describe("authentication", () => {
 
   it("accepts the key as a Bearer token, the scheme in any case", async () => {
     for (const scheme of ["Bearer", "bearer", "BEARER"]) {
-      const response = await t.app.inject({ url: "/api/v1/websites", headers: { authorization: `${scheme} ${key}` } });
+      const response = await t.app.inject({
+        url: "/api/v1/websites",
+        headers: { authorization: `${scheme} ${key}` },
+      });
       assert.equal(response.statusCode, 200, scheme);
     }
   });
@@ -80,7 +83,13 @@ describe("errors of the API scope", () => {
   after(() => t.close());
 
   it("answers 404 with the contract body for unknown paths, with or without a key", async () => {
-    for (const url of ["/api/v1", "/api/v1/", "/api/v1/nope", "/api/v1/websites/1/extra", "/api/v2/websites"]) {
+    for (const url of [
+      "/api/v1",
+      "/api/v1/",
+      "/api/v1/nope",
+      "/api/v1/websites/1/extra",
+      "/api/v2/websites",
+    ]) {
       for (const k of [key, null]) {
         const response = await t.call(k, { url });
         assert.equal(response.statusCode, 404, url);
@@ -140,7 +149,10 @@ describe("errors of the API scope", () => {
   it("treats a write without a body as an empty form", async () => {
     const response = await t.call(key, { method: "POST", url: "/api/v1/websites" });
     assert.equal(response.statusCode, 422);
-    assert.deepEqual(response.json(), { message: { domain: ["The domain field is required."] }, status: 422 });
+    assert.deepEqual(response.json(), {
+      message: { domain: ["The domain field is required."] },
+      status: 422,
+    });
   });
 
   it("answers a real failure with a bare 500 and says unhealthy", async () => {

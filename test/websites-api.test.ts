@@ -99,7 +99,10 @@ describe("websites API", () => {
     const other = await t.createUser();
     const response = await create({ domain: "https://www.TAKEN.example" }, other);
     assert.equal(response.statusCode, 422);
-    assert.deepEqual(response.json(), { message: { domain: ["The domain has already been taken."] }, status: 422 });
+    assert.deepEqual(response.json(), {
+      message: { domain: ["The domain has already been taken."] },
+      status: 422,
+    });
   });
 
   it("reports every invalid field at once with the allowed values", async () => {
@@ -194,7 +197,9 @@ describe("websites API", () => {
     const ips = Array.from({ length: 1001 }, (_, i) => `10.0.${Math.floor(i / 256)}.${i % 256}`).join("\n");
     const response = await create({ domain: "many.example", exclude_ips: ips });
     assert.equal(response.statusCode, 422);
-    assert.deepEqual(response.json().message.exclude_ips, ["The exclude ips must not have more than 1000 entries."]);
+    assert.deepEqual(response.json().message.exclude_ips, [
+      "The exclude ips must not have more than 1000 entries.",
+    ]);
     const thousand = ips.split("\n").slice(0, 1000).join("\n");
     assert.equal((await create({ domain: "many.example", exclude_ips: thousand })).statusCode, 201);
   });
@@ -205,7 +210,10 @@ describe("websites API", () => {
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().status, 200);
     assert.equal(response.json().data.domain, "read.example");
-    assert.equal((await t.call(key, { url: `/api/v1/websites/${String(id).padStart(5, "0")}` })).statusCode, 200);
+    assert.equal(
+      (await t.call(key, { url: `/api/v1/websites/${String(id).padStart(5, "0")}` })).statusCode,
+      200,
+    );
   });
 
   it("updates only the fields sent and ignores the domain", async () => {
@@ -302,7 +310,11 @@ describe("websites of another user", () => {
   it("cannot be seen, listed, changed or deleted: they answer exactly like missing ones", async () => {
     const alice = await t.createUser("alice@example.org");
     const bob = await t.createUser("bob@example.org");
-    const created = await t.call(alice, { method: "POST", url: "/api/v1/websites", form: { domain: "alice.example" } });
+    const created = await t.call(alice, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "alice.example" },
+    });
     const { id } = created.json().data;
     const missing = 999_999;
     for (const target of [id, missing]) {

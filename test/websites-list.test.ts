@@ -62,7 +62,10 @@ describe("website list", () => {
     );
     assert.equal(body.meta.from, 21);
     assert.equal(body.meta.to, 25);
-    assert.equal(body.links.prev, "http://localhost:80/api/v1/websites?search=site&sort_by=domain&sort=asc&per_page=10&page=2");
+    assert.equal(
+      body.links.prev,
+      "http://localhost:80/api/v1/websites?search=site&sort_by=domain&sort=asc&per_page=10&page=2",
+    );
     assert.equal(body.links.next, null);
   });
 
@@ -89,7 +92,10 @@ describe("website list", () => {
     );
     const oldest = await list("?search=site&sort_by=id&sort=asc&per_page=25");
     const ids = oldest.body.data.map((w: { id: number }) => w.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     assert.deepEqual(
       oldest.body.data.map((w: { domain: string }) => w.domain),
       domains,
@@ -149,7 +155,10 @@ describe("website list", () => {
       const otherKey = await other.createUser();
       const response = await other.call(otherKey, { url: "/api/v1/websites?per_page=25" });
       assert.equal(response.json().meta.path, "https://stats.example.org/api/v1/websites");
-      assert.equal(response.json().links.first, "https://stats.example.org/api/v1/websites?per_page=25&page=1");
+      assert.equal(
+        response.json().links.first,
+        "https://stats.example.org/api/v1/websites?per_page=25&page=1",
+      );
       assert.equal(response.json().meta.last_page, 1);
     } finally {
       await other.close();

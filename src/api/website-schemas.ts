@@ -11,6 +11,8 @@ import {
 import { integerEnum, stringEnum } from "./schema-types.js";
 
 export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
+/** Keeps (page - 1) * per_page a safe integer for every engine. */
+export const MAX_PAGE = 1_000_000;
 
 const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -94,7 +96,7 @@ export const ListWebsitesQuery = Type.Object({
   ),
   sort: Type.Optional(stringEnum(["desc", "asc"], { default: "desc" })),
   per_page: Type.Optional(integerEnum(PER_PAGE_VALUES, { default: 10 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
 });
 
 const Links = Type.Object({

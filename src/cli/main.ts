@@ -5,9 +5,6 @@
 import { ConfigError } from "../config.js";
 import { AppError, ValidationError } from "../errors.js";
 import { UsageError } from "./command-options.js";
-import { migrateCommand } from "./migrate-command.js";
-import { serveCommand } from "./serve-command.js";
-import { keysRotateCommand, usersCreateCommand } from "./user-commands.js";
 
 const USAGE = `Usage: analytics <command> [options]
 
@@ -21,11 +18,12 @@ Every command accepts --data-dir; environment variables are listed in the README
 
 type Command = (args: string[]) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  migrate: migrateCommand,
-  "users create": usersCreateCommand,
-  "keys rotate": keysRotateCommand,
+// Loaded on demand, so a quick command does not pay for loading the whole server.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import("./serve-command.js")).serveCommand,
+  migrate: async () => (await import("./migrate-command.js")).migrateCommand,
+  "users create": async () => (await import("./user-commands.js")).usersCreateCommand,
+  "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -40,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`Unknown command: ${argv.join(" ")}\n\n${USAGE}`);
     return 2;
   }
-  return command(argv.slice(twoWords ? 2 : 1));
+  return (await command())(argv.slice(twoWords ? 2 : 1));
 }
 
 main(process.argv.slice(2)).then(

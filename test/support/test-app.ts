@@ -35,10 +35,7 @@ export function tempDir(prefix = "analytics-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestApp(
-  env: Record<string, string> = {},
-  clock?: Clock,
-): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
   const dataDir = tempDir();
   const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...env });
   const container = await createContainer(config, clock);

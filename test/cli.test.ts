@@ -1,0 +1,112 @@
+// The `analytics` command as a separate process: users create, keys rotate, migrate,
+// usage errors, and all of it while a server runs on the same data directory.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { after, describe, it } from "node:test";
+import { runCli, startServer } from "./support/cli.js";
+import { tempDir } from "./support/test-app.js";
+
+const KEY = /^ak_[0-9a-f]{16}[A-Za-z0-9_-]{43}$/;
+
+describe("analytics CLI", () => {
+  const dataDir = tempDir("analytics-cli-");
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it("migrates an empty data directory", () => {
+    const result = runCli(["migrate", "--data-dir", dataDir]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.ok(fs.existsSync(`${dataDir}/metadata.sqlite`));
+    assert.equal(runCli(["migrate", "--data-dir", dataDir]).status, 0, "migrating twice is harmless");
+  });
+
+  it("creates users and prints the key alone on the last line", () => {
+    const result = runCli([
+      "users",
+      "create",
+      "--email",
+      "Owner@Example.org",
+      "--name",
+      "Owner",
+      "--admin",
+      "--data-dir",
+      dataDir,
+    ]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.lastLine, KEY);
+    assert.match(result.stdout, /owner@example\.org/);
+  });
+
+  it("refuses a duplicate or invalid email and missing options", () => {
+    const duplicate = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]);
+    assert.equal(duplicate.status, 1);
+    assert.match(duplicate.stderr, /already been taken/);
+    const invalid = runCli(["users", "create", "--email", "not-an-email", "--data-dir", dataDir]);
+    assert.equal(invalid.status, 1);
+    assert.match(invalid.stderr, /valid email/);
+    const missing = runCli(["users", "create", "--data-dir", dataDir]);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /--email is required/);
+    const unknownFlag = runCli([
+      "users",
+      "create",
+      "--email",
+      "x@example.org",
+      "--colour",
+      "red",
+      "--data-dir",
+      dataDir,
+    ]);
+    assert.equal(unknownFlag.status, 2);
+    const rotateUnknown = runCli(["keys", "rotate", "--email", "nobody@example.org", "--data-dir", dataDir]);
+    assert.equal(rotateUnknown.status, 1);
+    assert.match(rotateUnknown.stderr, /No user/);
+  });
+
+  it("explains unknown commands and bad configuration", () => {
+    const unknown = runCli(["frobnicate"]);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /Unknown command/);
+    assert.match(unknown.stderr, /users create/);
+    const help = runCli(["--help"]);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /keys rotate/);
+    const badConfig = runCli(["migrate", "--data-dir", dataDir], { ANALYTICS_API_RATE_LIMIT: "lots" });
+    assert.equal(badConfig.status, 2);
+    assert.match(badConfig.stderr, /ANALYTICS_API_RATE_LIMIT/);
+  });
+
+  it("works while a server runs on the same data directory", async () => {
+    const server = await startServer(["--data-dir", dataDir]);
+    try {
+      const created = runCli(["users", "create", "--email", "live@example.org", "--data-dir", dataDir]);
+      assert.equal(created.status, 0, created.stderr);
+      const oldKey = created.lastLine;
+      const list = (key: string) =>
+        fetch(`${server.baseUrl}/api/v1/websites`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(
+        (await list(oldKey)).status,
+        200,
+        "a key made by the CLI works at once on the running server",
+      );
+      const made = await fetch(`${server.baseUrl}/api/v1/websites`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${oldKey}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "domain=live.example",
+      });
+      assert.equal(made.status, 201);
+
+      const rotated = runCli(["keys", "rotate", "--email", "live@example.org", "--data-dir", dataDir]);
+      assert.equal(rotated.status, 0, rotated.stderr);
+      assert.match(rotated.lastLine, KEY);
+      assert.notEqual(rotated.lastLine, oldKey);
+      assert.equal((await list(oldKey)).status, 401, "the old key stops working at once");
+      const withNew = await list(rotated.lastLine);
+      assert.equal(withNew.status, 200);
+      assert.equal(((await withNew.json()) as { meta: { total: number } }).meta.total, 1);
+      assert.equal(runCli(["migrate", "--data-dir", dataDir]).status, 0, "migrate runs beside the server");
+    } finally {
+      assert.equal(await server.stop("SIGTERM"), 0, "the server exits cleanly on SIGTERM");
+    }
+  });
+});

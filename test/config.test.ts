@@ -1,0 +1,63 @@
+// Configuration: defaults, flags over environment, clear failures, and a README that
+// documents every variable with its default.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { ConfigError, loadConfig, SETTINGS } from "../src/config.js";
+
+describe("configuration", () => {
+  it("has a default for every setting", () => {
+    const config = loadConfig({});
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.port, 8000);
+    assert.equal(config.dataDir, path.resolve("./data"));
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.publicUrl, null);
+    assert.equal(config.apiRateLimit, 600);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it("reads the environment and lets flags win", () => {
+    const env = { ANALYTICS_PORT: "9000", ANALYTICS_HOST: "0.0.0.0", ANALYTICS_DATA_DIR: "/tmp/env-dir" };
+    const fromEnv = loadConfig(env);
+    assert.equal(fromEnv.port, 9000);
+    assert.equal(fromEnv.host, "0.0.0.0");
+    assert.equal(fromEnv.dataDir, "/tmp/env-dir");
+    const withFlags = loadConfig(env, { port: "9100", "data-dir": "/tmp/flag-dir" });
+    assert.equal(withFlags.port, 9100);
+    assert.equal(withFlags.host, "0.0.0.0");
+    assert.equal(withFlags.dataDir, "/tmp/flag-dir");
+    assert.equal(loadConfig({ ANALYTICS_TRUST_PROXY: "1" }).trustProxy, true);
+    assert.equal(
+      loadConfig({ ANALYTICS_PUBLIC_URL: "https://stats.example.org/" }).publicUrl,
+      "https://stats.example.org",
+    );
+  });
+
+  it("fails fast naming every bad variable", () => {
+    assert.throws(
+      () =>
+        loadConfig({ ANALYTICS_PORT: "http", ANALYTICS_API_RATE_LIMIT: "0", ANALYTICS_TRUST_PROXY: "maybe" }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /ANALYTICS_PORT="http"/.test(error.message) &&
+        /ANALYTICS_API_RATE_LIMIT="0"/.test(error.message) &&
+        /ANALYTICS_TRUST_PROXY="maybe"/.test(error.message),
+    );
+    assert.throws(() => loadConfig({}, { port: "70000" }), /--port="70000"/);
+    assert.throws(() => loadConfig({ ANALYTICS_PUBLIC_URL: "ftp://x" }), /ANALYTICS_PUBLIC_URL/);
+    assert.throws(() => loadConfig({ ANALYTICS_LOG_LEVEL: "loud" }), /ANALYTICS_LOG_LEVEL/);
+  });
+
+  it("is documented in the README: every variable with its default", () => {
+    const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    for (const setting of Object.values(SETTINGS)) {
+      const row = readme.split("\n").find((line) => line.startsWith(`| \`${setting.env}\``));
+      assert.ok(row, `README has no row for ${setting.env}`);
+      const shownDefault = setting.default === "" ? "(none)" : `\`${setting.default}\``;
+      assert.ok(row.includes(shownDefault), `README row of ${setting.env} shows the default ${shownDefault}`);
+    }
+  });
+});

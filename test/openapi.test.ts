@@ -1,0 +1,70 @@
+// The API documentation: a browsable page and an OpenAPI 3 document generated from the
+// route schemas, covering every /api/v1 route with its parameters and responses.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+interface Operation {
+  parameters?: { name: string; in: string; schema: { enum?: unknown[] } }[];
+  requestBody?: {
+    content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }>;
+  };
+  responses: Record<string, unknown>;
+  security?: unknown[];
+}
+
+describe("API documentation", () => {
+  let t: TestApp;
+  let doc: { openapi: string; paths: Record<string, Record<string, Operation>> };
+  before(async () => {
+    t = await createTestApp();
+    doc = (await t.app.inject({ url: "/api/docs/json" })).json();
+  });
+  after(() => t.close());
+
+  it("serves a browsable page", async () => {
+    const page = await t.app.inject({ url: "/api/docs/" });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /swagger-ui/i);
+  });
+
+  it("documents every API route, and only those", async () => {
+    assert.match(doc.openapi, /^3\./);
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(operations.sort(), [
+      "DELETE /api/v1/websites/{id}",
+      "GET /api/v1/websites",
+      "GET /api/v1/websites/{id}",
+      "POST /api/v1/websites",
+      "PUT /api/v1/websites/{id}",
+    ]);
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${method} ${path} says it needs a key`);
+        assert.ok(operation.responses["401"], `${method} ${path} documents 401`);
+      }
+    }
+  });
+
+  it("shows the allowed values and the form body", async () => {
+    const list = doc.paths["/api/v1/websites"]?.get;
+    const perPage = list?.parameters?.find((p) => p.name === "per_page");
+    assert.deepEqual(perPage?.schema.enum, [10, 25, 50, 100]);
+    const create = doc.paths["/api/v1/websites"]?.post;
+    const form = create?.requestBody?.content["application/x-www-form-urlencoded"]?.schema;
+    assert.ok(form, "create documents its form body");
+    assert.deepEqual(Object.keys(form.properties).sort(), [
+      "domain",
+      "email",
+      "exclude_bots",
+      "exclude_ips",
+      "exclude_params",
+      "password",
+      "privacy",
+    ]);
+    assert.deepEqual(form.required, ["domain"]);
+  });
+});

@@ -1,0 +1,69 @@
+// Runs the built `analytics` command as a separate process, as a user would.
+
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  lastLine: string;
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
+  const lines = result.stdout.trimEnd().split("\n");
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    lastLine: lines[lines.length - 1] ?? "",
+  };
+}
+
+export interface RunningServer {
+  process: ChildProcess;
+  baseUrl: string;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `analytics serve` on a free port and resolves once it listens. */
+export function startServer(args: string[], env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          process: child,
+          baseUrl: match[1],
+          stop: (signal = "SIGTERM") => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}
