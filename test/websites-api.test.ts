@@ -331,6 +331,8 @@ describe("websites of another user", () => {
     const list = await t.call(bob, { url: "/api/v1/websites" });
     assert.deepEqual(list.json().data, []);
     assert.equal(list.json().meta.total, 0);
+    assert.equal(list.json().meta.last_page, 1, "an empty list still has one (empty) page");
+    assert.equal(list.json().links.next, null);
     const own = await t.call(alice, { url: `/api/v1/websites/${id}` });
     assert.equal(own.json().data.privacy, 1, "Bob's PUT changed nothing");
   });

@@ -3,11 +3,11 @@
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { formatTimestamp } from "../clock.js";
 import { NotFoundError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
-import type { WebsiteService } from "../websites/website-service.js";
+import type { WebsiteService, WebsiteSettings } from "../websites/website-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, ValidationErrorBody } from "./schema-types.js";
@@ -109,15 +109,9 @@ export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRout
       },
     },
     async (request, reply) => {
-      const body = request.body;
       const website = await websites.create(currentUser(request).id, {
-        domain: body.domain,
-        privacy: body.privacy,
-        password: body.password,
-        email: body.email,
-        excludeBots: body.exclude_bots,
-        excludeParams: body.exclude_params,
-        excludeIps: body.exclude_ips,
+        domain: request.body.domain,
+        ...toSettings(request.body),
       });
       return reply.code(201).send({ data: toResource(website), status: 201 as const });
     },
@@ -137,15 +131,8 @@ export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRout
       },
     },
     async (request) => {
-      const body = request.body;
-      const website = await websites.update(currentUser(request).id, parseId(request.params.id), {
-        privacy: body.privacy,
-        password: body.password,
-        email: body.email,
-        excludeBots: body.exclude_bots,
-        excludeParams: body.exclude_params,
-        excludeIps: body.exclude_ips,
-      });
+      const id = parseId(request.params.id);
+      const website = await websites.update(currentUser(request).id, id, toSettings(request.body));
       return { data: toResource(website), status: 200 as const };
     },
   );
@@ -173,6 +160,18 @@ export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRout
 export function parseId(raw: string): number {
   if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new NotFoundError();
   return Number(raw);
+}
+
+/** The settings fields of a create or update body, in the service's terms. */
+function toSettings(body: Static<typeof UpdateWebsiteBody>): WebsiteSettings {
+  return {
+    privacy: body.privacy,
+    password: body.password,
+    email: body.email,
+    excludeBots: body.exclude_bots,
+    excludeParams: body.exclude_params,
+    excludeIps: body.exclude_ips,
+  };
 }
 
 function toResource(website: WebsiteRecord) {
