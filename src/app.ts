@@ -48,7 +48,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await container.storage.metadata.ping();
+      await Promise.all([container.metadata.ping(), container.events.ping()]);
       return { status: "ok" };
     } catch (error) {
       app.log.error({ err: error }, "health check failed");

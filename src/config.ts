@@ -2,6 +2,7 @@
 // name, default, parser, description); flags win over the environment; the result is
 // validated and frozen, and a bad value fails fast with a message naming the variable.
 
+import fs from "node:fs";
 import path from "node:path";
 
 export interface Config {
@@ -11,6 +12,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly publicUrl: string | null;
   readonly apiRateLimit: number;
+  readonly collectRateLimit: number;
+  readonly geoipDb: string | null;
   readonly logLevel: string;
 }
 
@@ -56,6 +59,13 @@ const optionalUrl: Parser<string | null> = (raw) => {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("must be an http(s) URL");
   return url.toString().replace(/\/+$/, "");
+};
+
+const optionalFile: Parser<string | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  const file = path.resolve(raw.trim());
+  if (!fs.existsSync(file)) throw new Error("names no file");
+  return file;
 };
 
 const oneOf =
@@ -106,6 +116,18 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "600",
     parse: integerIn(1, 1_000_000),
     description: "Requests per minute allowed per API key on `/api/v1`.",
+  },
+  collectRateLimit: {
+    env: "ANALYTICS_COLLECT_RATE_LIMIT",
+    default: "1200",
+    parse: integerIn(1, 100_000_000),
+    description: "Hits per minute accepted per client IP on `/api/event`; over it a hit is dropped as `rate_limited`.",
+  },
+  geoipDb: {
+    env: "ANALYTICS_GEOIP_DB",
+    default: "",
+    parse: optionalFile,
+    description: "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
   },
   logLevel: {
     env: "ANALYTICS_LOG_LEVEL",

@@ -4,32 +4,97 @@
 import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { Config } from "./config.js";
-import { openStorage, type Storage } from "./storage/open-storage.js";
+import { bundledGeoDatabases, type GeoLookup, MmdbGeoLookup } from "./enrich/geo.js";
+import { UserAgentClassifier } from "./enrich/user-agent.js";
+import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
+import { EventImporter } from "./ingest/event-importer.js";
+import { IngestPipeline } from "./ingest/pipeline.js";
+import { VisitorHasher } from "./ingest/visitor-hasher.js";
+import { WebsiteDirectory } from "./ingest/website-directory.js";
+import { WriteBuffer } from "./ingest/write-buffer.js";
+import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
+import type { EventStore, MetadataStore } from "./storage/ports.js";
 import { WebsiteService } from "./websites/website-service.js";
 
 export interface Container {
   readonly config: Config;
   readonly clock: Clock;
-  readonly storage: Storage;
+  readonly metadata: MetadataStore;
+  readonly events: EventStore;
   readonly users: UserService;
   readonly websites: WebsiteService;
+  readonly pipeline: IngestPipeline;
+  readonly buffer: WriteBuffer;
+  readonly importer: EventImporter;
+  readonly collectLimiter: CollectRateLimiter;
+  readonly geo: GeoLookup;
+  /** Flushes buffered events, then closes the stores. */
   close(): Promise<void>;
 }
 
-export async function createContainer(config: Config, clock: Clock = systemClock): Promise<Container> {
-  const storage = openStorage(config);
+export interface ContainerOptions {
+  clock?: Clock;
+  /** Where background failures (a buffer flush) are reported. */
+  onBackgroundError?: (error: unknown) => void;
+  /** Write-buffer tuning, for tests and benchmarks. */
+  flushIntervalMs?: number;
+}
+
+export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
+  const clock = options.clock ?? systemClock;
+  const onError = options.onBackgroundError ?? ((error: unknown) => console.error(error));
+  const metadata = openMetadataStore(config);
+  let events: EventStore | null = null;
   try {
-    await storage.metadata.migrate();
+    await metadata.migrate();
+    events = await openEventStore(config);
+    await events.migrate();
   } catch (error) {
-    await storage.metadata.close();
+    await events?.close();
+    await metadata.close();
     throw error;
   }
+  const eventStore = events;
+  const geo = new MmdbGeoLookup(
+    config.geoipDb ? { ipv4: config.geoipDb, ipv6: config.geoipDb } : bundledGeoDatabases(),
+  );
+  const directory = new WebsiteDirectory(metadata.websites, clock);
+  const pipeline = new IngestPipeline({
+    directory,
+    userAgents: new UserAgentClassifier(),
+    geo,
+    visitors: new VisitorHasher(metadata.salts, clock),
+  });
+  const buffer = new WriteBuffer(eventStore, {
+    onError,
+    ...(options.flushIntervalMs ? { intervalMs: options.flushIntervalMs } : {}),
+  });
+  const websites = new WebsiteService(metadata.websites, clock, {
+    changed: (domain) => directory.invalidate(domain),
+    deleted: async (websiteId) => {
+      buffer.discardWebsite(websiteId);
+      await eventStore.deleteWebsite(websiteId);
+    },
+  });
   return {
     config,
     clock,
-    storage,
-    users: new UserService(storage.metadata.users, clock),
-    websites: new WebsiteService(storage.metadata.websites, clock),
-    close: () => storage.metadata.close(),
+    metadata,
+    events: eventStore,
+    users: new UserService(metadata.users, clock),
+    websites,
+    pipeline,
+    buffer,
+    importer: new EventImporter(metadata.websites, pipeline, eventStore, clock),
+    collectLimiter: new CollectRateLimiter(config.collectRateLimit, clock),
+    geo,
+    async close() {
+      try {
+        await buffer.close();
+      } finally {
+        await eventStore.close();
+        await metadata.close();
+      }
+    },
   };
 }

@@ -159,7 +159,7 @@ describe("errors of the API scope", () => {
     const broken = await createTestApp();
     const brokenKey = await broken.createUser();
     assert.deepEqual((await broken.app.inject({ url: "/healthz" })).json(), { status: "ok" });
-    await broken.container.storage.metadata.close();
+    await broken.container.metadata.close();
     const response = await broken.call(brokenKey, { url: "/api/v1/websites" });
     assert.equal(response.statusCode, 500);
     assert.deepEqual(response.json(), { message: "Server Error", status: 500 });

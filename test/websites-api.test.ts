@@ -174,7 +174,7 @@ describe("websites API", () => {
     assert.equal(created.statusCode, 201);
     assert.equal(created.json().data.password, true);
     assert.ok(!created.body.includes("hunter2"));
-    const stored = await t.container.storage.metadata.websites.findByDomain("secret.example");
+    const stored = await t.container.metadata.websites.findByDomain("secret.example");
     const hash = stored?.passwordHash ?? "";
     assert.ok(hash.startsWith("scrypt$"), hash);
     assert.ok(!hash.includes("hunter2"));

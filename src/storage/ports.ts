@@ -78,9 +78,18 @@ export interface WebsiteRepository {
   list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }>;
 }
 
+/** Daily visitor-hash salts, shared by every server through the metadata store. */
+export interface SaltRepository {
+  /** The salt of `day` (YYYY-MM-DD); stores `candidate` if the day has none yet. Every caller gets the same salt. */
+  getOrCreate(day: string, candidate: string, now: Date): Promise<string>;
+  /** Deletes the salts of days before `day`; returns how many. */
+  deleteBefore(day: string): Promise<number>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepository;
   readonly websites: WebsiteRepository;
+  readonly salts: SaltRepository;
   /** Creates or upgrades the schema to the latest version. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */
@@ -94,4 +103,45 @@ export class DuplicateError extends Error {
     super(`duplicate ${field}`);
     this.name = "DuplicateError";
   }
+}
+
+export type EventKind = "pageview" | "event";
+
+/**
+ * One stored pageview or custom event, enriched at ingest. Holds no raw IP address or user
+ * agent: the visitor is a keyed hash whose key (the day's salt) is deleted after 48 hours.
+ * Text fields are in the statistics' value forms ("" when unknown).
+ */
+export interface StoredEvent {
+  websiteId: number;
+  ts: Date;
+  visitor: bigint;
+  kind: EventKind;
+  /** A pageview whose referrer is not the website itself: the start of a visit. */
+  isVisit: boolean;
+  page: string;
+  referrer: string;
+  campaign: string;
+  browser: string;
+  os: string;
+  device: string;
+  resolution: string;
+  language: string;
+  country: string;
+  city: string;
+  continent: string;
+  /** `name:value:unit` for custom events, "" for pageviews. */
+  event: string;
+}
+
+export interface EventStore {
+  migrate(): Promise<void>;
+  /** Stores the events atomically: all of them or, on error, none. */
+  insert(events: readonly StoredEvent[]): Promise<void>;
+  deleteWebsite(websiteId: number): Promise<void>;
+  countEvents(websiteId?: number): Promise<number>;
+  /** The website's events in time order (for tests, exports and rebuilds). */
+  listEvents(websiteId: number): Promise<StoredEvent[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -37,10 +37,19 @@ export interface WebsiteListOptions {
   page: number;
 }
 
+/** What else must happen when a website changes: caches to refresh, recorded events to delete. */
+export interface WebsiteHooks {
+  changed(domain: string): void;
+  deleted(websiteId: number, domain: string): Promise<void>;
+}
+
+const NO_HOOKS: WebsiteHooks = { changed: () => undefined, deleted: async () => undefined };
+
 export class WebsiteService {
   constructor(
     private readonly websites: WebsiteRepository,
     private readonly clock: Clock,
+    private readonly hooks: WebsiteHooks = NO_HOOKS,
   ) {}
 
   async create(userId: number, input: NewWebsiteInput): Promise<WebsiteRecord> {
@@ -52,7 +61,7 @@ export class WebsiteService {
     if (privacy === 2 && password === null) errors.add("password", PASSWORD_REQUIRED);
     errors.throwIfAny();
     try {
-      return await this.websites.create({
+      const created = await this.websites.create({
         userId,
         domain: domain as string,
         privacy,
@@ -63,6 +72,8 @@ export class WebsiteService {
         excludeIps: lists.excludeIps ?? null,
         now: this.clock.now(),
       });
+      this.hooks.changed(created.domain);
+      return created;
     } catch (error) {
       if (error instanceof DuplicateError) throw ValidationError.single("domain", DOMAIN_TAKEN);
       throw error;
@@ -92,11 +103,16 @@ export class WebsiteService {
     if (Object.keys(patch).length === 0) return current;
     const updated = await this.websites.update(userId, id, patch, this.clock.now());
     if (!updated) throw new NotFoundError();
+    this.hooks.changed(updated.domain);
     return updated;
   }
 
+  /** Deletes the website, then everything recorded for it. */
   async delete(userId: number, id: number): Promise<void> {
+    const website = await this.get(userId, id);
     if (!(await this.websites.delete(userId, id))) throw new NotFoundError();
+    this.hooks.changed(website.domain);
+    await this.hooks.deleted(id, website.domain);
   }
 
   async list(userId: number, options: WebsiteListOptions) {

@@ -38,7 +38,7 @@ export function tempDir(prefix = "analytics-test-"): string {
 export async function createTestApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
   const dataDir = tempDir();
   const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...env });
-  const container = await createContainer(config, clock);
+  const container = await createContainer(config, clock ? { clock } : {});
   const app = await buildApp(container);
   await app.ready();
   return {

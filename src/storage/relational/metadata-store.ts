@@ -4,6 +4,7 @@
 
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import type { MetadataStore } from "../ports.js";
+import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
 import type { UniqueViolationDetector } from "./unique-violation.js";
 import { RelationalUserRepository } from "./user-repository.js";
@@ -17,6 +18,7 @@ export interface DialectParts {
 export class RelationalMetadataStore implements MetadataStore {
   readonly users: RelationalUserRepository;
   readonly websites: RelationalWebsiteRepository;
+  readonly salts: RelationalSaltRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -24,6 +26,7 @@ export class RelationalMetadataStore implements MetadataStore {
   ) {
     this.users = new RelationalUserRepository(db, dialect.uniqueViolation);
     this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
+    this.salts = new RelationalSaltRepository(db);
   }
 
   async migrate(): Promise<void> {

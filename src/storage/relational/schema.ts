@@ -28,7 +28,14 @@ export interface WebsitesTable {
   updated_at: string | Date;
 }
 
+export interface VisitorSaltsTable {
+  day: string;
+  salt: string;
+  created_at: string | Date;
+}
+
 export interface Database {
   users: UsersTable;
   websites: WebsitesTable;
+  visitor_salts: VisitorSaltsTable;
 }

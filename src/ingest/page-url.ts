@@ -1,0 +1,65 @@
+// The page URL of a hit: its host (which names the website), the `page` value (path and
+// query after the website's excluded parameters, no fragment) and the campaign.
+
+import type { TrackedWebsite } from "./website-directory.js";
+
+export const MAX_PAGE_LENGTH = 2048;
+export const MAX_VALUE_LENGTH = 255;
+
+/** The URL of a tracked page, or null when it is not an absolute http(s) URL with a host. */
+export function parsePageUrl(raw: string): URL | null {
+  if (raw.length > 8192) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") return null;
+  return url;
+}
+
+/** The host a website is registered under: lowercase, no `www.`, no trailing dot. */
+export function websiteHost(url: URL): string {
+  return url.hostname.replace(/\.$/, "").replace(/^www\./, "");
+}
+
+export function pageValue(url: URL, website: Pick<TrackedWebsite, "excludedParams" | "stripQuery">): string {
+  const query = website.stripQuery ? "" : keptQuery(url.search, website.excludedParams);
+  return cut(readablePath(url.pathname) + (query ? `?${query}` : ""), MAX_PAGE_LENGTH);
+}
+
+export function campaignOf(url: URL): string {
+  return cut(url.searchParams.get("utm_campaign")?.trim() ?? "", MAX_VALUE_LENGTH);
+}
+
+export function cut(value: string, max: number = MAX_VALUE_LENGTH): string {
+  return value.length > max ? value.slice(0, max) : value;
+}
+
+/** The query string without excluded parameters, otherwise exactly as sent. */
+function keptQuery(search: string, excluded: ReadonlySet<string> | null): string {
+  const query = search.startsWith("?") ? search.slice(1) : search;
+  if (!query || !excluded) return query;
+  return query
+    .split("&")
+    .filter((pair) => pair !== "" && !excluded.has(safeDecode(pair.split("=", 1)[0] ?? "")))
+    .join("&");
+}
+
+/** `/caf%C3%A9` reads `/café`; reserved characters such as %2F stay encoded (decodeURI). */
+function readablePath(pathname: string): string {
+  try {
+    return decodeURI(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,63 @@
+// The visitor id: a keyed hash of website + IP + user agent, with a random salt per UTC day.
+// Today's and yesterday's salts live in the metadata store (so every server agrees) and are
+// deleted after 48 hours, after which no stored id can be linked to an IP again. Events of
+// older days (imports) get a salt that lives only as long as the import (a SaltScope).
+
+import { createHmac, randomBytes } from "node:crypto";
+import type { Clock } from "../clock.js";
+import type { SaltRepository } from "../storage/ports.js";
+
+const DAY_MS = 86_400_000;
+
+/** Salts for days no longer kept in the store, used consistently within one import. */
+export type SaltScope = Map<string, Buffer>;
+
+export function utcDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export class VisitorHasher {
+  private readonly kept = new Map<string, Promise<Buffer>>();
+
+  constructor(
+    private readonly salts: SaltRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string, scope?: SaltScope): Promise<bigint> {
+    const salt = await this.saltFor(utcDay(ts), scope);
+    const digest = createHmac("sha256", salt).update(`${websiteId}\n${ip}\n${userAgent}`).digest();
+    return digest.readBigUInt64BE(0);
+  }
+
+  private saltFor(day: string, scope: SaltScope | undefined): Promise<Buffer> | Buffer {
+    const today = utcDay(this.clock.now());
+    const yesterday = utcDay(new Date(this.clock.now().getTime() - DAY_MS));
+    if (day === today || day === yesterday) return this.storedSalt(day, yesterday);
+    // Older (or not yet begun) days have no stored salt; they get one for this scope only.
+    const transient = scope ?? new Map<string, Buffer>();
+    let salt = transient.get(day);
+    if (!salt) {
+      salt = randomBytes(32);
+      transient.set(day, salt);
+    }
+    return salt;
+  }
+
+  private storedSalt(day: string, oldestKept: string): Promise<Buffer> {
+    let salt = this.kept.get(day);
+    if (!salt) {
+      salt = this.loadSalt(day, oldestKept);
+      this.kept.set(day, salt);
+      salt.catch(() => this.kept.delete(day)); // retry on the next hit
+      for (const cachedDay of this.kept.keys()) if (cachedDay < oldestKept) this.kept.delete(cachedDay);
+    }
+    return salt;
+  }
+
+  private async loadSalt(day: string, oldestKept: string): Promise<Buffer> {
+    const stored = await this.salts.getOrCreate(day, randomBytes(32).toString("base64"), this.clock.now());
+    await this.salts.deleteBefore(oldestKept);
+    return Buffer.from(stored, "base64");
+  }
+}

@@ -1,0 +1,69 @@
+// Resolves a page's host to the website tracking it, with its filters prepared (IP block
+// list, excluded parameters). Lookups are cached for a few seconds, including misses, so a
+// flood of hits for unknown hosts costs no database queries; changes made through this
+// server are applied at once (invalidate), changes made elsewhere within the TTL.
+
+import { BlockList, isIPv4 } from "node:net";
+import type { Clock } from "../clock.js";
+import type { WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
+
+export interface TrackedWebsite {
+  id: number;
+  domain: string;
+  excludeBots: boolean;
+  excludedIps: BlockList | null;
+  excludedParams: ReadonlySet<string> | null;
+  /** exclude_params holds `&`: drop the whole query string. */
+  stripQuery: boolean;
+}
+
+const TTL_MS = 10_000;
+const MAX_ENTRIES = 50_000;
+
+export class WebsiteDirectory {
+  private readonly cache = new Map<string, { website: TrackedWebsite | null; expires: number }>();
+
+  constructor(
+    private readonly websites: WebsiteRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async byHost(host: string): Promise<TrackedWebsite | null> {
+    const now = this.clock.now().getTime();
+    const cached = this.cache.get(host);
+    if (cached && cached.expires > now) return cached.website;
+    const record = await this.websites.findByDomain(host);
+    const website = record ? trackedWebsite(record) : null;
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(host, { website, expires: now + TTL_MS });
+    return website;
+  }
+
+  /** Forget a domain after its website was created, changed or deleted here. */
+  invalidate(domain: string): void {
+    this.cache.delete(domain);
+  }
+}
+
+export function trackedWebsite(record: WebsiteRecord): TrackedWebsite {
+  const params = record.excludeParams?.split("\n") ?? [];
+  return {
+    id: record.id,
+    domain: record.domain,
+    excludeBots: record.excludeBots === 1,
+    excludedIps: record.excludeIps ? blockList(record.excludeIps.split("\n")) : null,
+    excludedParams: params.length > 0 ? new Set(params.filter((p) => p !== "&")) : null,
+    stripQuery: params.includes("&"),
+  };
+}
+
+function blockList(entries: string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = "", prefix] = entry.split("/");
+    const family = isIPv4(address) ? "ipv4" : "ipv6";
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
