@@ -8,6 +8,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
 import { addRuleKeyword } from "./api/rule-keyword.js";
+import { collectRoutes } from "./collect/collect-routes.js";
+import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
 
 export interface AppOptions {
@@ -56,10 +58,18 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     }
   });
 
+  await app.register(collectRoutes, {
+    pipeline: container.pipeline,
+    buffer: container.buffer,
+    limiter: container.collectLimiter,
+    clock: container.clock,
+    tracker: loadTrackerAsset(),
+  });
   await app.register(apiV1, {
     prefix: "/api/v1",
     users: container.users,
     websites: container.websites,
+    importer: container.importer,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

@@ -121,13 +121,15 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     env: "ANALYTICS_COLLECT_RATE_LIMIT",
     default: "1200",
     parse: integerIn(1, 100_000_000),
-    description: "Hits per minute accepted per client IP on `/api/event`; over it a hit is dropped as `rate_limited`.",
+    description:
+      "Hits per minute accepted per client IP on `/api/event`; over it a hit is dropped as `rate_limited`.",
   },
   geoipDb: {
     env: "ANALYTICS_GEOIP_DB",
     default: "",
     parse: optionalFile,
-    description: "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
+    description:
+      "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
   },
   logLevel: {
     env: "ANALYTICS_LOG_LEVEL",

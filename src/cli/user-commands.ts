@@ -7,7 +7,10 @@ import { systemClock } from "../clock.js";
 import { openMetadataStore } from "../storage/open-storage.js";
 import { configFrom, parseCommand, requireString } from "./command-options.js";
 
-async function withUsers<T>(values: Record<string, string | boolean | undefined>, work: (users: UserService) => Promise<T>) {
+async function withUsers<T>(
+  values: Record<string, string | boolean | undefined>,
+  work: (users: UserService) => Promise<T>,
+) {
   const metadata = openMetadataStore(configFrom(values));
   try {
     await metadata.migrate();
@@ -25,7 +28,11 @@ export async function usersCreateCommand(args: string[]): Promise<number> {
   });
   const email = requireString(values, "email");
   const { user, apiKey } = await withUsers(values, (users) =>
-    users.create({ email, name: typeof values.name === "string" ? values.name : undefined, admin: values.admin === true }),
+    users.create({
+      email,
+      name: typeof values.name === "string" ? values.name : undefined,
+      admin: values.admin === true,
+    }),
   );
   console.log(`Created user ${user.id} <${user.email}>${user.isAdmin ? " (admin)" : ""}. API key:`);
   console.log(apiKey);

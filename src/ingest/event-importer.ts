@@ -44,7 +44,10 @@ export class EventImporter {
   async import(userId: number, events: readonly ImportEvent[]): Promise<ImportResult> {
     const owned = await this.ownedWebsites(userId, events);
     this.validate(events, owned);
-    const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<DropReason, number>;
+    const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
+      DropReason,
+      number
+    >;
     const kept = [];
     const scope: SaltScope = new Map();
     for (const event of events) {
@@ -91,7 +94,8 @@ export class EventImporter {
       const ts = Date.parse(event.ts);
       if (Number.isNaN(ts)) errors.add(field("ts"), "The ts must be an ISO-8601 date and time.");
       else if (ts > latest) errors.add(field("ts"), "The ts must not be in the future.");
-      if (!parsePageUrl(event.page)) errors.add(field("page"), "The page must be an absolute http or https URL.");
+      if (!parsePageUrl(event.page))
+        errors.add(field("page"), "The page must be an absolute http or https URL.");
       if (event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
         errors.add(field("ip"), "The ip must be an IPv4 or IPv6 address.");
       }

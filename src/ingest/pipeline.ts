@@ -41,7 +41,12 @@ export class IngestPipeline {
     return this.process(hit, url, website, scope);
   }
 
-  private async process(hit: Hit, url: URL, website: TrackedWebsite, scope?: SaltScope): Promise<IngestOutcome> {
+  private async process(
+    hit: Hit,
+    url: URL,
+    website: TrackedWebsite,
+    scope?: SaltScope,
+  ): Promise<IngestOutcome> {
     const ip = clientIp(hit.ip);
     if (website.excludedIps && ip && website.excludedIps.check(ip, isIP(ip) === 4 ? "ipv4" : "ipv6")) {
       return drop("excluded_ip");
@@ -91,11 +96,19 @@ export function clientIp(raw: string): string {
  * at most 32 characters. Null when there is no name.
  */
 export function eventValue(event: HitEvent): string | null {
-  const name = cut(String(event.name ?? "").replace(/:/g, " ").trim(), 200);
+  const name = cut(
+    String(event.name ?? "")
+      .replace(/:/g, " ")
+      .trim(),
+    200,
+  );
   if (name === "") return null;
   const rawValue = event.value === undefined || event.value === null ? "" : String(event.value).trim();
-  const value = rawValue.length <= 10 && /^\d+(\.\d+)?$/.test(rawValue) && Number(rawValue) > 0 ? rawValue : "";
-  const rawUnit = String(event.unit ?? "").replace(/:/g, " ").trim();
+  const value =
+    rawValue.length <= 10 && /^\d+(\.\d+)?$/.test(rawValue) && Number(rawValue) > 0 ? rawValue : "";
+  const rawUnit = String(event.unit ?? "")
+    .replace(/:/g, " ")
+    .trim();
   const unit = rawUnit.length <= 32 ? rawUnit : "";
   return `${name}:${value}:${unit}`;
 }

@@ -24,7 +24,13 @@ export class VisitorHasher {
     private readonly clock: Clock,
   ) {}
 
-  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string, scope?: SaltScope): Promise<bigint> {
+  async visitorId(
+    ts: Date,
+    websiteId: number,
+    ip: string,
+    userAgent: string,
+    scope?: SaltScope,
+  ): Promise<bigint> {
     const salt = await this.saltFor(utcDay(ts), scope);
     const digest = createHmac("sha256", salt).update(`${websiteId}\n${ip}\n${userAgent}`).digest();
     return digest.readBigUInt64BE(0);

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   BOOLEAN,
-  DuckDBConnection,
+  type DuckDBConnection,
   DuckDBDataChunk,
   DuckDBInstance,
   type DuckDBValue,
@@ -80,7 +80,10 @@ export class DuckDbEventStore implements EventStore {
         if (done.has(migration.version)) continue;
         await this.inTransaction(async () => {
           await this.writer.run(migration.sql);
-          await this.writer.run("INSERT INTO schema_migrations VALUES ($1, $2)", [migration.version, migration.name]);
+          await this.writer.run("INSERT INTO schema_migrations VALUES ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
         });
       }
     });
@@ -109,7 +112,9 @@ export class DuckDbEventStore implements EventStore {
     const result =
       websiteId === undefined
         ? await this.reader.runAndReadAll("SELECT count(*) AS n FROM events")
-        : await this.reader.runAndReadAll("SELECT count(*) AS n FROM events WHERE website_id = $1", [websiteId]);
+        : await this.reader.runAndReadAll("SELECT count(*) AS n FROM events WHERE website_id = $1", [
+            websiteId,
+          ]);
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
 
