@@ -36,9 +36,9 @@ describe("API documentation", () => {
     );
     assert.deepEqual(operations.sort(), [
       "DELETE /api/v1/websites/{id}",
-      "GET /js/script.js",
       "GET /api/v1/websites",
       "GET /api/v1/websites/{id}",
+      "GET /js/script.js",
       "POST /api/event",
       "POST /api/v1/events",
       "POST /api/v1/websites",
