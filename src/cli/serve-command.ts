@@ -16,7 +16,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
-      app.log.info({ signal }, "shutting down");
+      app.log.info({ signal, buffered: container.buffer.size }, "shutting down; flushing buffered events");
       app
         .close()
         .then(() => container.close())

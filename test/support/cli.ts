@@ -30,6 +30,8 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliRes
 export interface RunningServer {
   process: ChildProcess;
   baseUrl: string;
+  /** Everything the server printed so far. */
+  output(): string;
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -40,7 +42,7 @@ export function startServer(args: string[], env: Record<string, string> = {}): P
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
@@ -52,6 +54,7 @@ export function startServer(args: string[], env: Record<string, string> = {}): P
         resolve({
           process: child,
           baseUrl: match[1],
+          output: () => output,
           stop: (signal = "SIGTERM") => {
             child.kill(signal);
             return exited;

@@ -1,0 +1,329 @@
+// POST /api/event and GET /js/script.js (CONTRACT.md section 5): one test per drop reason,
+// what a kept hit stores, CORS, the body cap, proxies, and the tracker asset.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { ManualClock } from "../src/clock.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const CHROME =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+
+interface HitOptions {
+  body: unknown;
+  ip?: string;
+  userAgent?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+describe("public collection endpoint", () => {
+  let t: TestApp;
+  let key: string;
+  let websiteId: number;
+  const clock = new ManualClock("2026-03-02T12:34:56Z");
+
+  const hit = ({
+    body,
+    ip = "8.8.8.8",
+    userAgent = CHROME,
+    contentType = "text/plain",
+    headers = {},
+  }: HitOptions) =>
+    t.app.inject({
+      method: "POST",
+      url: "/api/event",
+      remoteAddress: ip,
+      headers: {
+        "content-type": contentType,
+        "user-agent": userAgent,
+        "accept-language": "de-DE,de;q=0.9",
+        ...headers,
+      },
+      payload: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  const stored = async () => {
+    await t.container.buffer.flush();
+    return t.container.events.listEvents(websiteId);
+  };
+
+  before(async () => {
+    t = await createTestApp({}, clock);
+    key = await t.createUser();
+    const created = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: {
+        domain: "shop.example",
+        exclude_ips: "203.0.113.0/24\n2001:db8::/32\n198.51.100.7",
+        exclude_params: "fbclid\nsession",
+      },
+    });
+    websiteId = created.json().data.id;
+  });
+  after(() => t.close());
+
+  it("keeps a pageview and stores it enriched, without the IP or user agent", async () => {
+    const response = await hit({
+      body: {
+        page: "https://www.shop.example/caf%C3%A9/list?b=2&fbclid=abc&a=1&session=x&utm_campaign=spring#reviews",
+        referrer: "https://www.Google.com/search?q=coffee",
+        screen_resolution: "1920x1080",
+      },
+    });
+    assert.equal(response.statusCode, 202);
+    assert.equal(response.body, "");
+    assert.equal(response.headers["x-analytics-dropped"], undefined);
+    assert.equal(response.headers["access-control-allow-origin"], "*");
+    const [event] = await stored();
+    assert.ok(event);
+    assert.equal(event.ts.toISOString(), "2026-03-02T12:34:56.000Z");
+    assert.equal(event.kind, "pageview");
+    assert.equal(event.isVisit, true);
+    assert.equal(event.page, "/café/list?b=2&a=1&utm_campaign=spring");
+    assert.equal(event.referrer, "google.com");
+    assert.equal(event.campaign, "spring");
+    assert.equal(event.browser, "Chrome");
+    assert.equal(event.os, "Windows");
+    assert.equal(event.device, "desktop");
+    assert.equal(event.resolution, "1920x1080");
+    assert.equal(event.language, "de");
+    assert.equal(event.country, "US:United States");
+    assert.equal(event.continent, "NA:North America");
+    assert.equal(event.city, "US:Mountain View");
+    assert.equal(event.event, "");
+    assert.equal(typeof event.visitor, "bigint");
+    const everything = JSON.stringify(event, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    assert.ok(
+      !everything.includes("8.8.8.8") && !everything.includes("Chrome/124"),
+      "no raw IP or UA stored",
+    );
+  });
+
+  it("reads the same JSON sent as application/json, and a body without a content type", async () => {
+    const before = (await stored()).length;
+    const json = await hit({ body: { page: "https://shop.example/json" }, contentType: "application/json" });
+    const charset = await hit({
+      body: { page: "https://shop.example/json" },
+      contentType: "text/plain;charset=UTF-8",
+    });
+    assert.equal(json.statusCode, 202);
+    assert.equal(charset.statusCode, 202);
+    assert.equal(json.headers["x-analytics-dropped"], undefined);
+    assert.equal(charset.headers["x-analytics-dropped"], undefined);
+    assert.equal((await stored()).length, before + 2);
+  });
+
+  it("counts an internal referrer as a pageview but not a visit", async () => {
+    await hit({ body: { page: "https://shop.example/internal", referrer: "https://www.shop.example/" } });
+    const event = (await stored()).find((e) => e.page === "/internal");
+    assert.equal(event?.isVisit, false);
+    assert.equal(event?.referrer, "shop.example");
+  });
+
+  it("stores a custom event with the original product's field rules", async () => {
+    const cases: [unknown, string][] = [
+      [{ name: "Purchase", value: "49.99", unit: "USD" }, "Purchase:49.99:USD"],
+      [{ name: "Sign:up" }, "Sign up::"],
+      [{ name: "Big", value: "12345678901" }, "Big::"],
+      [{ name: "Negative", value: "-5", unit: "EUR" }, "Negative::EUR"],
+      [{ name: "Zero", value: 0 }, "Zero::"],
+      [{ name: "Num", value: 7 }, "Num:7:"],
+      [{ name: "LongUnit", value: "1", unit: "u".repeat(33) }, "LongUnit:1:"],
+    ];
+    for (const [event, expected] of cases) {
+      const response = await hit({ body: { page: "https://shop.example/checkout", event } });
+      assert.equal(response.statusCode, 202);
+      assert.equal(response.headers["x-analytics-dropped"], undefined, JSON.stringify(event));
+    }
+    const events = (await stored()).filter((e) => e.kind === "event").map((e) => e.event);
+    assert.deepEqual(
+      events,
+      cases.map(([, expected]) => expected),
+    );
+    assert.ok((await stored()).filter((e) => e.kind === "event").every((e) => !e.isVisit));
+  });
+
+  it("drops a hit for an unknown website as unknown_website", async () => {
+    for (const page of [
+      "https://unknown.example/",
+      "https://sub.shop.example/",
+      "https://shop.example.evil.com/",
+    ]) {
+      const response = await hit({ body: { page } });
+      assert.equal(response.statusCode, 202);
+      assert.equal(response.headers["x-analytics-dropped"], "unknown_website", page);
+    }
+  });
+
+  it("drops a bot as bot, and an empty user agent too", async () => {
+    const googlebot = await hit({
+      body: { page: "https://shop.example/" },
+      userAgent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    });
+    assert.equal(googlebot.headers["x-analytics-dropped"], "bot");
+    const empty = await hit({ body: { page: "https://shop.example/" }, userAgent: "" });
+    assert.equal(empty.headers["x-analytics-dropped"], "bot");
+    const browser = await hit({ body: { page: "https://shop.example/" }, userAgent: IPHONE });
+    assert.equal(browser.headers["x-analytics-dropped"], undefined);
+  });
+
+  it("keeps bots when the website does not exclude them", async () => {
+    const created = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "bots-welcome.example", exclude_bots: "0" },
+    });
+    assert.equal(created.statusCode, 201);
+    const response = await hit({ body: { page: "https://bots-welcome.example/" }, userAgent: "curl/8.5.0" });
+    assert.equal(response.headers["x-analytics-dropped"], undefined);
+  });
+
+  it("drops excluded addresses (IPv4, IPv6, CIDR) as excluded_ip", async () => {
+    for (const ip of ["203.0.113.9", "198.51.100.7", "2001:db8::42", "::ffff:203.0.113.200"]) {
+      const response = await hit({ body: { page: "https://shop.example/" }, ip });
+      assert.equal(response.headers["x-analytics-dropped"], "excluded_ip", ip);
+    }
+    const near = await hit({ body: { page: "https://shop.example/" }, ip: "198.51.100.8" });
+    assert.equal(near.headers["x-analytics-dropped"], undefined);
+  });
+
+  it("drops what it cannot read as invalid", async () => {
+    const bodies = [
+      "not json",
+      "",
+      "[]",
+      "null",
+      JSON.stringify({}),
+      JSON.stringify({ page: 42 }),
+      JSON.stringify({ page: "/relative" }),
+      JSON.stringify({ page: "javascript:alert(1)" }),
+      JSON.stringify({ page: "ftp://shop.example/" }),
+      JSON.stringify({ page: "https://shop.example/", event: { name: "" } }),
+      JSON.stringify({ page: "https://shop.example/", event: { name: ":::" } }),
+      JSON.stringify({ page: "https://shop.example/", event: "Purchase" }),
+    ];
+    for (const body of bodies) {
+      const response = await hit({ body });
+      assert.equal(response.statusCode, 202, body);
+      assert.equal(response.headers["x-analytics-dropped"], "invalid", body);
+    }
+  });
+
+  it("refuses bodies over 16 KB", async () => {
+    const response = await hit({ body: { page: `https://shop.example/?q=${"x".repeat(17 * 1024)}` } });
+    assert.equal(response.statusCode, 413);
+  });
+
+  it("answers the CORS preflight", async () => {
+    const response = await t.app.inject({
+      method: "OPTIONS",
+      url: "/api/event",
+      headers: { origin: "https://shop.example", "access-control-request-method": "POST" },
+    });
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.headers["access-control-allow-origin"], "*");
+    assert.match(String(response.headers["access-control-allow-methods"]), /POST/);
+    assert.match(String(response.headers["access-control-allow-headers"]), /Content-Type/i);
+  });
+
+  it("stores nothing for dropped hits", async () => {
+    const count = await t.container.events.countEvents(websiteId);
+    await hit({ body: { page: "https://shop.example/" }, userAgent: "" });
+    await hit({ body: "garbage" });
+    await hit({ body: { page: "https://shop.example/" }, ip: "203.0.113.1" });
+    assert.equal(await t.container.events.countEvents(websiteId), count);
+  });
+});
+
+describe("collection behind a proxy and under load", () => {
+  it("uses the socket address unless ANALYTICS_TRUST_PROXY=1, then the left-most X-Forwarded-For", async () => {
+    for (const trust of ["0", "1"]) {
+      const t = await createTestApp({ ANALYTICS_TRUST_PROXY: trust });
+      try {
+        const key = await t.createUser();
+        const { id } = (
+          await t.call(key, {
+            method: "POST",
+            url: "/api/v1/websites",
+            form: { domain: "proxied.example", exclude_ips: "203.0.113.5" },
+          })
+        ).json().data;
+        const response = await t.app.inject({
+          method: "POST",
+          url: "/api/event",
+          remoteAddress: "10.0.0.1",
+          headers: { "user-agent": CHROME, "x-forwarded-for": "203.0.113.5, 81.2.69.142, 10.0.0.2" },
+          payload: JSON.stringify({ page: "https://proxied.example/" }),
+        });
+        if (trust === "1") {
+          assert.equal(response.headers["x-analytics-dropped"], "excluded_ip");
+        } else {
+          assert.equal(response.headers["x-analytics-dropped"], undefined);
+          await t.container.buffer.flush();
+          const [event] = await t.container.events.listEvents(id);
+          assert.equal(event?.country, "", "a private socket address has no location");
+        }
+      } finally {
+        await t.close();
+      }
+    }
+  });
+
+  it("drops hits over the per-IP allowance as rate_limited, per address and per minute", async () => {
+    const clock = new ManualClock("2026-03-02T12:00:00Z");
+    const t = await createTestApp({ ANALYTICS_COLLECT_RATE_LIMIT: "3" }, clock);
+    try {
+      const key = await t.createUser();
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "busy.example" } });
+      const send = (ip: string) =>
+        t.app.inject({
+          method: "POST",
+          url: "/api/event",
+          remoteAddress: ip,
+          headers: { "user-agent": CHROME },
+          payload: JSON.stringify({ page: "https://busy.example/" }),
+        });
+      const drops = [];
+      for (let i = 0; i < 5; i++) drops.push((await send("81.2.69.142")).headers["x-analytics-dropped"]);
+      assert.deepEqual(drops, [undefined, undefined, undefined, "rate_limited", "rate_limited"]);
+      assert.equal((await send("8.8.4.4")).headers["x-analytics-dropped"], undefined, "another address");
+      clock.advance(60_000);
+      assert.equal((await send("81.2.69.142")).headers["x-analytics-dropped"], undefined, "a new minute");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("tracker script", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  it("is under 1.5 KB gzipped, cached for long, with an ETag", async () => {
+    const response = await t.app.inject({ url: "/js/script.js", headers: { "accept-encoding": "gzip, br" } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers["content-encoding"], "gzip");
+    assert.match(String(response.headers["content-type"]), /^application\/javascript/);
+    assert.ok(response.rawPayload.length < 1536, `gzipped size ${response.rawPayload.length}`);
+    assert.match(String(response.headers["cache-control"]), /max-age=(\d{6,})/);
+    const source = gunzipSync(response.rawPayload).toString();
+    assert.match(source, /sendBeacon/);
+    assert.match(source, /\/api\/event/);
+    assert.ok(!/cookie|localStorage|sessionStorage|indexedDB/i.test(source), "no cookies or storage");
+    const etag = String(response.headers.etag);
+    assert.match(etag, /^"[\w-]+"$/);
+    const again = await t.app.inject({ url: "/js/script.js", headers: { "if-none-match": etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, "");
+    const plain = await t.app.inject({ url: "/js/script.js" });
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal(plain.body, source);
+  });
+});

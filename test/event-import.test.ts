@@ -1,0 +1,160 @@
+// POST /api/v1/events (CONTRACT.md section 5): all or nothing, errors naming the index and
+// field, only the caller's websites, the same filters as the public endpoint, and events
+// durable once the answer is sent.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
+
+describe("events API", () => {
+  let t: TestApp;
+  let key: string;
+  let websiteId: number;
+  let otherWebsiteId: number;
+  const clock = new ManualClock("2026-05-10T08:00:00Z");
+
+  const post = (events: unknown, apiKey = key) =>
+    t.call(apiKey, { method: "POST", url: "/api/v1/events", json: { events } });
+  const event = (overrides: Record<string, unknown> = {}) => ({
+    website_id: websiteId,
+    ts: "2026-05-09T23:59:59Z",
+    page: "https://import.example/docs?utm_campaign=launch",
+    referrer: "https://news.ycombinator.com/item?id=1",
+    screen_resolution: "390x844",
+    ip: "81.2.69.142",
+    user_agent: FIREFOX,
+    accept_language: "fr-CH, fr;q=0.9",
+    ...overrides,
+  });
+
+  before(async () => {
+    t = await createTestApp({}, clock);
+    key = await t.createUser();
+    websiteId = (
+      await t.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "import.example", exclude_ips: "192.0.2.0/24" },
+      })
+    ).json().data.id;
+    const other = await t.createUser();
+    otherWebsiteId = (
+      await t.call(other, { method: "POST", url: "/api/v1/websites", form: { domain: "not-mine.example" } })
+    ).json().data.id;
+  });
+  after(() => t.close());
+
+  it("stores the batch before answering and counts drops by reason", async () => {
+    const response = await post([
+      event(),
+      event({ page: "https://import.example/pricing", ts: "2026-05-10T07:00:00.123+02:00" }),
+      event({ user_agent: "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)" }),
+      event({ ip: "192.0.2.44" }),
+      event({ event: { name: "Download", value: "3", unit: "files" } }),
+    ]);
+    assert.equal(response.statusCode, 202);
+    assert.deepEqual(response.json(), {
+      accepted: 3,
+      dropped: { unknown_website: 0, bot: 1, excluded_ip: 1, invalid: 0, rate_limited: 0 },
+      status: 202,
+    });
+    // No flush: an acknowledged import is already in the store.
+    const stored = await t.container.events.listEvents(websiteId);
+    assert.equal(stored.length, 3);
+    const [first, download, second] = stored;
+    assert.equal(first?.ts.toISOString(), "2026-05-09T23:59:59.000Z");
+    assert.equal(first?.page, "/docs?utm_campaign=launch");
+    assert.equal(first?.campaign, "launch");
+    assert.equal(first?.referrer, "news.ycombinator.com");
+    assert.equal(first?.browser, "Firefox");
+    assert.equal(first?.os, "Linux");
+    assert.equal(first?.language, "fr");
+    assert.equal(first?.country, "GB:United Kingdom");
+    assert.equal(first?.city, "GB:London");
+    assert.equal(first?.continent, "EU:Europe");
+    assert.equal(download?.event, "Download:3:files");
+    assert.equal(second?.ts.toISOString(), "2026-05-10T05:00:00.123Z");
+    assert.equal(first?.visitor, download?.visitor, "same visitor within a day");
+    assert.notEqual(first?.visitor, second?.visitor, "a new day is a new visitor id");
+  });
+
+  it("rejects the whole batch naming each invalid index and field, storing nothing", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    const response = await post([
+      event(),
+      event({ page: "not a url", ts: "yesterday" }),
+      event({ website_id: otherWebsiteId }),
+      event({ website_id: 999_999, ip: "999.1.1.1" }),
+      event({ ts: "2026-05-11T08:00:00Z", event: { name: "" } }),
+      event({ screen_resolution: 1920, user_agent: ["a", "b"] }),
+    ]);
+    assert.equal(response.statusCode, 422);
+    const { message } = response.json();
+    assert.deepEqual(Object.keys(message).sort(), [
+      "events.1.ts",
+      "events.4.event.name",
+      "events.5.user_agent",
+    ]);
+    assert.equal(await t.container.events.countEvents(websiteId), before);
+    // Once the schema passes, the semantic checks report every event too.
+    const semantic = await post([
+      event(),
+      event({ page: "not a url" }),
+      event({ website_id: otherWebsiteId }),
+      event({ website_id: 999_999, ip: "999.1.1.1" }),
+      event({ ts: "2026-05-11T08:00:00Z" }),
+    ]);
+    assert.equal(semantic.statusCode, 422);
+    assert.deepEqual(semantic.json().message, {
+      "events.1.page": ["The page must be an absolute http or https URL."],
+      "events.2.website_id": ["The website id does not name one of your websites."],
+      "events.3.website_id": ["The website id does not name one of your websites."],
+      "events.3.ip": ["The ip must be an IPv4 or IPv6 address."],
+      "events.4.ts": ["The ts must not be in the future."],
+    });
+    assert.equal(await t.container.events.countEvents(websiteId), before);
+  });
+
+  it("requires a list of 1 to 10,000 events", async () => {
+    assert.equal((await post([])).statusCode, 422);
+    const tooMany = await post(Array.from({ length: 10_001 }, () => event()));
+    assert.equal(tooMany.statusCode, 422);
+    assert.deepEqual(tooMany.json().message, { events: ["The events must not have more than 10000 items."] });
+    const missing = await t.call(key, { method: "POST", url: "/api/v1/events", json: {} });
+    assert.deepEqual(missing.json().message, { events: ["The events field is required."] });
+    const noKey = await t.call(null, { method: "POST", url: "/api/v1/events", json: { events: [event()] } });
+    assert.equal(noKey.statusCode, 401);
+  });
+
+  it("accepts 10,000 events in one request", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    const batch = Array.from({ length: 10_000 }, (_, i) =>
+      event({ page: `https://import.example/p/${i % 50}`, ip: `81.2.${i % 250}.${(i * 7) % 250}` }),
+    );
+    const response = await post(batch);
+    assert.equal(response.statusCode, 202);
+    assert.equal(response.json().accepted, 10_000);
+    assert.equal(await t.container.events.countEvents(websiteId), before + 10_000);
+  });
+
+  it("gives old days a salt of their own that lives only for the import", async () => {
+    const old = (ip: string) => event({ ts: "2025-01-01T10:00:00Z", ip, page: "https://import.example/old" });
+    assert.equal((await post([old("8.8.8.8"), old("8.8.8.8"), old("8.8.4.4")])).statusCode, 202);
+    assert.equal((await post([old("8.8.8.8")])).statusCode, 202);
+    const oldEvents = (await t.container.events.listEvents(websiteId)).filter((e) => e.page === "/old");
+    const [a, b, c, d] = oldEvents.map((e) => e.visitor);
+    assert.equal(a, b, "consistent within one import");
+    assert.notEqual(a, c, "different visitors differ");
+    assert.notEqual(a, d, "a later import cannot be linked to the earlier one");
+  });
+
+  it("deletes a website's events with the website", async () => {
+    assert.ok((await t.container.events.countEvents(websiteId)) > 0);
+    const response = await t.call(key, { method: "DELETE", url: `/api/v1/websites/${websiteId}` });
+    assert.equal(response.statusCode, 200);
+    assert.equal(await t.container.events.countEvents(websiteId), 0);
+  });
+});

@@ -1,0 +1,33 @@
+// Launches Debian's Chromium through playwright-core for real-browser tests, or says why
+// it cannot (the test then skips and prints the reason).
+
+import fs from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+
+export const CHROMIUM = process.env.ANALYTICS_TEST_CHROMIUM ?? "/usr/bin/chromium";
+
+/** A desktop Chrome user agent: HeadlessChrome's own is (rightly) treated as a bot. */
+export const DESKTOP_CHROME_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+
+export function chromiumMissing(): string | null {
+  return fs.existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+}
+
+/** `hosts` are resolved to 127.0.0.1 inside the browser, so pages can use real host names. */
+export function launchChromium(hosts: string[]): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      `--host-resolver-rules=${hosts.map((host) => `MAP ${host} 127.0.0.1`).join(", ")}`,
+    ],
+  });
+}

@@ -1,0 +1,121 @@
+// The tracker in a real browser: Debian Chromium loads a page of a tracked website (a test
+// host name mapped to 127.0.0.1) that embeds the script from the analytics server, then
+// navigates with pushState and back, fires a custom event, and the test reads what was
+// stored. Also: data-dnt with Do Not Track on sends nothing, and nothing is stored in the
+// browser.
+
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Browser } from "playwright-core";
+import type { StoredEvent } from "../src/storage/ports.js";
+import { chromiumMissing, DESKTOP_CHROME_UA, launchChromium } from "./support/browser.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const SITE = "tracked.test";
+const ANALYTICS = "analytics.test";
+const missing = chromiumMissing();
+if (missing) console.log(`# SKIPPED tracker-browser tests: ${missing}`);
+
+describe("tracker in a real browser", { skip: missing ?? false }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let site: http.Server;
+  let websiteId: number;
+  let sitePort = 0;
+  let analyticsBase = "";
+
+  before(async () => {
+    t = await createTestApp();
+    const key = await t.createUser();
+    websiteId = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: SITE } })
+    ).json().data.id;
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    analyticsBase = `http://${ANALYTICS}:${(t.app.server.address() as AddressInfo).port}`;
+    site = http.createServer((request, response) => {
+      const dnt = request.url?.startsWith("/private") ? ' data-dnt="true"' : "";
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(`<!doctype html><html><head><title>Shop</title>
+        <script defer src="${analyticsBase}/js/script.js" data-host="${analyticsBase}"${dnt}></script>
+        </head><body><h1>Shop</h1></body></html>`);
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    sitePort = (site.address() as AddressInfo).port;
+    browser = await launchChromium([SITE, ANALYTICS]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => site?.close(resolve));
+    await t?.close();
+  });
+
+  /** The website's stored events once `count` have arrived (hits travel by beacon). */
+  async function storedEvents(count: number): Promise<StoredEvent[]> {
+    for (let i = 0; i < 100; i++) {
+      await t.container.buffer.flush();
+      const events = await t.container.events.listEvents(websiteId);
+      if (events.length >= count) return events;
+      await sleep(50);
+    }
+    return t.container.events.listEvents(websiteId);
+  }
+
+  it("sends pageviews on load, pushState and popstate, and custom events", async () => {
+    const context = await browser.newContext({
+      userAgent: DESKTOP_CHROME_UA,
+      viewport: { width: 1280, height: 720 },
+    });
+    const page = await context.newPage();
+    const home = `http://${SITE}:${sitePort}/`;
+    await page.goto(home);
+    // Page code is passed as strings: it runs in the browser, not in this (DOM-less) program.
+    await page.waitForFunction("'pa' in window");
+    await page.evaluate("history.pushState({}, '', '/pricing?plan=pro#monthly')");
+    await page.goBack();
+    await page.waitForURL(home);
+    await page.evaluate("window.pa.track({ name: 'Signup', value: 5, unit: 'EUR' })");
+    const events = await storedEvents(4);
+    const summary = events.map((e) => [e.kind, e.page, e.referrer, e.isVisit, e.event]);
+    assert.deepEqual(summary, [
+      ["pageview", "/", "", true, ""],
+      ["pageview", "/pricing?plan=pro", SITE, false, ""],
+      ["pageview", "/", SITE, false, ""],
+      ["event", "/", "", false, "Signup:5:EUR"],
+    ]);
+    const first = events[0];
+    assert.equal(first?.browser, "Chrome");
+    assert.equal(first?.os, "Linux");
+    assert.equal(first?.device, "desktop");
+    assert.equal(first?.resolution, "1280x720");
+    assert.equal(new Set(events.map((e) => e.visitor)).size, 1, "one visitor throughout");
+    assert.deepEqual(await context.cookies(), [], "no cookies");
+    assert.equal(await page.evaluate("localStorage.length + sessionStorage.length"), 0, "no storage");
+    await context.close();
+  });
+
+  it("sends nothing with data-dnt when Do Not Track is on, and tracks when it is off", async () => {
+    const before = (await storedEvents(0)).length;
+    const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    await context.addInitScript({
+      content: "Object.defineProperty(Navigator.prototype, 'doNotTrack', { get: () => '1' })",
+    });
+    const page = await context.newPage();
+    await page.goto(`http://${SITE}:${sitePort}/private`);
+    await page.waitForFunction("'pa' in window");
+    await page.evaluate("history.pushState({}, '', '/private/next')");
+    await sleep(500);
+    assert.equal((await storedEvents(0)).length, before, "nothing sent");
+    await context.close();
+
+    const allowing = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    const other = await allowing.newPage();
+    await other.goto(`http://${SITE}:${sitePort}/private`);
+    const events = await storedEvents(before + 1);
+    assert.equal(events.length, before + 1, "data-dnt alone does not stop tracking");
+    await allowing.close();
+  });
+});

@@ -1,0 +1,126 @@
+// The write buffer over the real DuckDB store: it flushes on size, on its interval and on
+// close, and keeps events through a failed write until a later one succeeds.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { WriteBuffer } from "../src/ingest/write-buffer.js";
+import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import type { EventStore, StoredEvent } from "../src/storage/ports.js";
+import { tempDir } from "./support/test-app.js";
+
+function sample(websiteId: number, i: number): StoredEvent {
+  return {
+    websiteId,
+    ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    visitor: BigInt(i),
+    kind: "pageview",
+    isVisit: true,
+    page: `/p/${i}`,
+    referrer: "",
+    campaign: "",
+    browser: "Chrome",
+    os: "Linux",
+    device: "desktop",
+    resolution: "",
+    language: "en",
+    country: "",
+    city: "",
+    continent: "",
+    event: "",
+  };
+}
+
+/** The real store, made to fail its next `failures` inserts. */
+class FlakyStore implements EventStore {
+  constructor(
+    private readonly real: EventStore,
+    public failures: number,
+  ) {}
+  insert(events: readonly StoredEvent[]) {
+    if (this.failures > 0) {
+      this.failures -= 1;
+      return Promise.reject(new Error("disk unavailable"));
+    }
+    return this.real.insert(events);
+  }
+  migrate = () => this.real.migrate();
+  deleteWebsite = (id: number) => this.real.deleteWebsite(id);
+  countEvents = (id?: number) => this.real.countEvents(id);
+  listEvents = (id: number) => this.real.listEvents(id);
+  ping = () => this.real.ping();
+  close = () => this.real.close();
+}
+
+describe("write buffer", () => {
+  const dir = tempDir();
+  let store: DuckDbEventStore;
+  before(async () => {
+    store = await DuckDbEventStore.open(dir);
+    await store.migrate();
+  });
+  after(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("flushes when full", async () => {
+    const buffer = new WriteBuffer(store, { maxEvents: 10, intervalMs: 60_000 });
+    for (let i = 0; i < 9; i++) buffer.add(sample(1, i));
+    assert.equal(await store.countEvents(1), 0);
+    buffer.add(sample(1, 9));
+    await buffer.flush();
+    assert.equal(await store.countEvents(1), 10);
+    await buffer.close();
+  });
+
+  it("flushes on its interval", async () => {
+    const buffer = new WriteBuffer(store, { maxEvents: 1000, intervalMs: 50 });
+    buffer.add(sample(2, 0));
+    for (let i = 0; i < 100 && (await store.countEvents(2)) === 0; i++) await sleep(20);
+    assert.equal(await store.countEvents(2), 1);
+    await buffer.close();
+  });
+
+  it("writes everything still buffered on close", async () => {
+    const buffer = new WriteBuffer(store, { maxEvents: 100_000, intervalMs: 60_000 });
+    for (let i = 0; i < 5000; i++) buffer.add(sample(3, i));
+    await buffer.close();
+    assert.equal(await store.countEvents(3), 5000);
+    assert.throws(() => buffer.add(sample(3, 0)), /closed/);
+  });
+
+  it("keeps events through failed writes, in order", async () => {
+    const flaky = new FlakyStore(store, 2);
+    const errors: unknown[] = [];
+    const buffer = new WriteBuffer(flaky, {
+      maxEvents: 100_000,
+      intervalMs: 60_000,
+      onError: (e) => errors.push(e),
+    });
+    buffer.add(sample(4, 0));
+    await assert.rejects(buffer.flush(), /disk unavailable/);
+    buffer.add(sample(4, 1));
+    await assert.rejects(buffer.flush(), /disk unavailable/);
+    assert.equal(buffer.size, 2);
+    buffer.add(sample(4, 2));
+    await buffer.flush();
+    assert.equal(buffer.size, 0);
+    assert.deepEqual(
+      (await store.listEvents(4)).map((e) => e.page),
+      ["/p/0", "/p/1", "/p/2"],
+    );
+    await buffer.close();
+  });
+
+  it("discards the buffered events of a deleted website only", async () => {
+    const buffer = new WriteBuffer(store, { maxEvents: 100_000, intervalMs: 60_000 });
+    buffer.add(sample(5, 0));
+    buffer.add(sample(6, 0));
+    buffer.discardWebsite(5);
+    await buffer.close();
+    assert.equal(await store.countEvents(5), 0);
+    assert.equal(await store.countEvents(6), 1);
+  });
+});
