@@ -70,6 +70,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     users: container.users,
     websites: container.websites,
     importer: container.importer,
+    stats: container.stats,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

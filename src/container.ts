@@ -12,6 +12,7 @@ import { IngestPipeline } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
+import { StatsService } from "./stats/stats-service.js";
 import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
 import { WebsiteService } from "./websites/website-service.js";
@@ -26,6 +27,7 @@ export interface Container {
   readonly pipeline: IngestPipeline;
   readonly buffer: WriteBuffer;
   readonly importer: EventImporter;
+  readonly stats: StatsService;
   readonly collectLimiter: CollectRateLimiter;
   readonly geo: GeoLookup;
   /** Flushes buffered events, then closes the stores. */
@@ -86,6 +88,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     pipeline,
     buffer,
     importer: new EventImporter(metadata.websites, pipeline, eventStore, clock),
+    stats: new StatsService(metadata.websites, eventStore),
     collectLimiter: new CollectRateLimiter(config.collectRateLimit, clock),
     geo,
     async close() {

@@ -46,6 +46,8 @@ class FlakyStore implements EventStore {
     return this.real.insert(events);
   }
   migrate = () => this.real.migrate();
+  queryStat = (query: Parameters<EventStore["queryStat"]>[0]) => this.real.queryStat(query);
+  rebuildAggregates = (id?: number) => this.real.rebuildAggregates(id);
   deleteWebsite = (id: number) => this.real.deleteWebsite(id);
   countEvents = (id?: number) => this.real.countEvents(id);
   listEvents = (id: number) => this.real.listEvents(id);

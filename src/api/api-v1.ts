@@ -6,18 +6,21 @@ import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { UserService } from "../accounts/user-service.js";
 import type { EventImporter } from "../ingest/event-importer.js";
+import type { StatsService } from "../stats/stats-service.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
 import { eventRoutes } from "./event-routes.js";
 import { sendError } from "./http-errors.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
 import { RouteTable } from "./route-table.js";
+import { statsRoutes } from "./stats-routes.js";
 import { websiteRoutes } from "./website-routes.js";
 
 export interface ApiV1Options {
   users: UserService;
   websites: WebsiteService;
   importer: EventImporter;
+  stats: StatsService;
   publicUrl: string | null;
   rateLimitPerMinute: number;
 }
@@ -47,6 +50,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
 
   await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
   await scope.register(eventRoutes, { importer: options.importer });
+  await scope.register(statsRoutes, { stats: options.stats, publicUrl: options.publicUrl });
 
   scope.setNotFoundHandler((request, reply) => {
     const allowed = routes.allowedMethods(request.url.split("?", 1)[0] ?? "");

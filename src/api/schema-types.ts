@@ -38,3 +38,19 @@ export const COMMON_ERRORS = {
   404: MessageError,
   429: MessageError,
 } as const;
+
+export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
+/** Keeps (page - 1) * per_page a safe integer for every engine. */
+export const MAX_PAGE = 1_000_000;
+
+export const PerPageParam = Type.Optional(
+  integerEnum(PER_PAGE_VALUES, { default: 10, description: "Items per page." }),
+);
+export const PageParam = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: "Page number; past the end is empty.",
+  }),
+);

@@ -8,11 +8,7 @@ import {
   PRIVACY_VALUES,
   WEBSITE_DEFAULTS,
 } from "../websites/website-rules.js";
-import { integerEnum, stringEnum } from "./schema-types.js";
-
-export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
-/** Keeps (page - 1) * per_page a safe integer for every engine. */
-export const MAX_PAGE = 1_000_000;
+import { integerEnum, PageParam, PerPageParam, stringEnum } from "./schema-types.js";
 
 const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -95,8 +91,8 @@ export const ListWebsitesQuery = Type.Object({
     stringEnum(["id", "domain"], { default: "id", description: "id is creation order." }),
   ),
   sort: Type.Optional(stringEnum(["desc", "asc"], { default: "desc" })),
-  per_page: Type.Optional(integerEnum(PER_PAGE_VALUES, { default: 10 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+  per_page: PerPageParam,
+  page: PageParam,
 });
 
 const Links = Type.Object({

@@ -1,6 +1,9 @@
 // The storage ports: what the domain needs from the metadata store (users, API keys,
-// websites). Adapters implement these and translate driver errors into the errors below;
-// nothing outside storage/ knows which engine is behind them.
+// websites, salts) and from the event store (events, aggregates, statistics). Adapters
+// implement these and translate driver errors into the errors below; nothing outside
+// storage/ knows which engine is behind them.
+
+import type { StatsPage, StatsQuery } from "../stats/stats-query.js";
 
 export interface UserRecord {
   id: number;
@@ -136,8 +139,13 @@ export interface StoredEvent {
 
 export interface EventStore {
   migrate(): Promise<void>;
-  /** Stores the events atomically: all of them or, on error, none. */
+  /** Stores the events and updates the aggregates atomically: all of it or, on error, none. */
   insert(events: readonly StoredEvent[]): Promise<void>;
+  /** Answers a statistic from the aggregates. */
+  queryStat(query: StatsQuery): Promise<StatsPage>;
+  /** Recomputes the aggregates from the raw events, of one website or of all. */
+  rebuildAggregates(websiteId?: number): Promise<void>;
+  /** Deletes a website's events and aggregates. */
   deleteWebsite(websiteId: number): Promise<void>;
   countEvents(websiteId?: number): Promise<number>;
   /** The website's events in time order (for tests, exports and rebuilds). */

@@ -5,7 +5,7 @@
 
 import { isIPv4 } from "node:net";
 import { domainToASCII } from "node:url";
-import { accept, type RuleResult, reject } from "./rule-result.js";
+import { accept, type RuleResult, reject } from "../field-rule.js";
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const INVALID = "The domain must be a valid domain name such as example.com, or an IPv4 address.";

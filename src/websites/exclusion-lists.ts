@@ -4,7 +4,7 @@
 // - exclude_params: query-parameter names (exact, case-sensitive), or `&` for the whole query.
 
 import { isIP } from "node:net";
-import { accept, type RuleResult, reject } from "./rule-result.js";
+import { accept, type RuleResult, reject } from "../field-rule.js";
 
 export const MAX_LIST_ENTRIES = 1000;
 const MAX_REPORTED = 10;

@@ -1,9 +1,9 @@
 // The website fields' vocabulary: allowed values, defaults and the text rules, declared
 // once and used by both the HTTP schemas (for early, all-fields validation) and the service.
 
+import type { FieldRule } from "../field-rule.js";
 import { normaliseDomain } from "./domain-name.js";
 import { parseIpList, parseParamList } from "./exclusion-lists.js";
-import type { FieldRule } from "./rule-result.js";
 
 export const PRIVACY_VALUES = [0, 1, 2] as const;
 export const FLAG_VALUES = [0, 1] as const;

@@ -3,6 +3,7 @@
 
 import type { Clock } from "../clock.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../errors.js";
+import type { RuleResult } from "../field-rule.js";
 import {
   DuplicateError,
   type Flag,
@@ -12,7 +13,6 @@ import {
   type WebsiteRepository,
 } from "../storage/ports.js";
 import { hashPassword } from "./password-hash.js";
-import type { RuleResult } from "./rule-result.js";
 import { DOMAIN_TAKEN, PASSWORD_REQUIRED, TEXT_RULES, WEBSITE_DEFAULTS } from "./website-rules.js";
 
 export interface WebsiteSettings {

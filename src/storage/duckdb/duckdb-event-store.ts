@@ -1,6 +1,7 @@
 // The embedded event store: one DuckDB file in the data directory. Writes go through one
-// connection, serialised, each batch in its own transaction through the appender (the
-// fastest way into DuckDB); reads use a second connection.
+// connection, serialised; each batch is appended to a temp table (the appender is the
+// fastest way into DuckDB), then moved into `events` and folded into `daily_stats` in one
+// transaction (see aggregate-sql.ts). Reads use a second connection and only the aggregates.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -17,7 +18,9 @@ import {
   UTINYINT,
   VARCHAR,
 } from "@duckdb/node-api";
+import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventKind, EventStore, StoredEvent } from "../ports.js";
+import { batchDeltaSql, PRIOR_SQL, rebuildSql } from "./aggregate-sql.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 
 const COLUMN_TYPES = [
@@ -45,6 +48,8 @@ const TEXT_FIELDS = [
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
 const KINDS: EventKind[] = ["pageview", "event"];
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows one data chunk holds
+const DAY_MS = 86_400_000;
+const BATCH_DELTA_SQL = batchDeltaSql();
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
@@ -91,21 +96,81 @@ export class DuckDbEventStore implements EventStore {
 
   insert(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (const event of events) {
+      const ms = event.ts.getTime();
+      if (ms < first) first = ms;
+      if (ms > last) last = ms;
+    }
+    const fromDay = new Date(first - (first % DAY_MS)).toISOString();
+    const toDay = new Date(last - (last % DAY_MS) + DAY_MS).toISOString();
     return this.serialised(() =>
       this.inTransaction(async () => {
-        const appender = await this.writer.createAppender("events");
+        await this.writer.run("CREATE TEMP TABLE IF NOT EXISTS batch AS SELECT * FROM events LIMIT 0");
+        await this.writer.run("DELETE FROM batch");
+        const appender = await this.writer.createAppender("batch", "main", "temp");
         for (let start = 0; start < events.length; start += CHUNK_ROWS) {
           appender.appendDataChunk(toChunk(events.slice(start, start + CHUNK_ROWS)));
         }
         appender.closeSync();
+        await this.writer.run(PRIOR_SQL, [fromDay, toDay]);
+        await this.writer.run("INSERT INTO events SELECT * FROM batch");
+        await this.writer.run(BATCH_DELTA_SQL);
+      }),
+    );
+  }
+
+  async queryStat(query: StatsQuery): Promise<StatsPage> {
+    const params: (string | number)[] = [query.websiteId, query.stat.id, query.from, query.to];
+    let where = "website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)";
+    if (query.search) {
+      params.push(query.search);
+      where += ` AND strpos(lower(value), $${params.length}) > 0`;
+    }
+    const order = query.sortBy === "count" ? "n" : "value";
+    const direction = query.sort === "asc" ? "ASC" : "DESC";
+    const result = await this.reader.runAndReadAll(
+      `SELECT value, CAST(sum(count) AS BIGINT) AS n, count(*) OVER () AS total
+       FROM daily_stats WHERE ${where}
+       GROUP BY value HAVING sum(count) > 0
+       ORDER BY ${order} ${direction}, value ASC
+       LIMIT ${query.limit} OFFSET ${query.offset}`,
+      params,
+    );
+    const rows = result.getRowObjects();
+    let total = Number(rows[0]?.total ?? 0);
+    if (rows.length === 0 && query.offset > 0) {
+      const counted = await this.reader.runAndReadAll(
+        `SELECT count(*) AS total FROM (SELECT value FROM daily_stats WHERE ${where} GROUP BY value HAVING sum(count) > 0)`,
+        params,
+      );
+      total = Number(counted.getRowObjects()[0]?.total ?? 0);
+    }
+    return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total };
+  }
+
+  rebuildAggregates(websiteId?: number): Promise<void> {
+    return this.serialised(() =>
+      this.inTransaction(async () => {
+        if (websiteId === undefined) {
+          await this.writer.run("DELETE FROM daily_stats");
+          await this.writer.run(rebuildSql(false));
+        } else {
+          await this.writer.run("DELETE FROM daily_stats WHERE website_id = $1", [websiteId]);
+          await this.writer.run(rebuildSql(true), [websiteId]);
+        }
       }),
     );
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
-    return this.serialised(async () => {
-      await this.writer.run("DELETE FROM events WHERE website_id = $1", [websiteId]);
-    });
+    return this.serialised(() =>
+      this.inTransaction(async () => {
+        await this.writer.run("DELETE FROM events WHERE website_id = $1", [websiteId]);
+        await this.writer.run("DELETE FROM daily_stats WHERE website_id = $1", [websiteId]);
+      }),
+    );
   }
 
   async countEvents(websiteId?: number): Promise<number> {

@@ -26,4 +26,17 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         event VARCHAR NOT NULL
       );`,
   },
+  {
+    version: 2,
+    name: "daily_stats",
+    sql: `
+      CREATE TABLE daily_stats (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value VARCHAR NOT NULL,
+        count BIGINT NOT NULL,
+        PRIMARY KEY (website_id, stat, day, value)
+      );`,
+  },
 ];

@@ -1,5 +1,5 @@
 // The outcome of normalising one text field: the normalised value, or the sentences that
-// say why it is invalid (shown to the client as they are).
+// say why it is invalid (shown to the client as they are). Shared by every field rule.
 
 export type RuleResult = { ok: true; value: string | null } | { ok: false; errors: string[] };
 

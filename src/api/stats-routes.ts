@@ -1,0 +1,105 @@
+// GET /api/v1/stats/{id}: one statistic of one website over a range of UTC days, in the
+// original product's flat paginator shape.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import { STAT_NAMES, STATS } from "../stats/catalog.js";
+import type { StatsService } from "../stats/stats-service.js";
+import { currentUser } from "./authenticate.js";
+import { PageUrls, pageWindow } from "./pagination.js";
+import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
+import { parseId } from "./website-routes.js";
+
+const StatsQueryString = Type.Object({
+  name: stringEnum(STAT_NAMES, {
+    description: `The statistic: ${STATS.map((stat) => `\`${stat.name}\` ${stat.description}`).join(" ")}`,
+  }),
+  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
+  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
+  search: Type.Optional(
+    Type.String({ maxLength: 255, description: "Case-insensitive substring of the value." }),
+  ),
+  search_by: Type.Optional(
+    stringEnum(["value", "url"], { default: "url", description: "Both search the value." }),
+  ),
+  sort_by: Type.Optional(stringEnum(["count", "value"], { default: "count" })),
+  sort: Type.Optional(stringEnum(["desc", "asc"], { default: "desc" })),
+  per_page: PerPageParam,
+  page: PageParam,
+});
+
+const Nullable = (type: ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>) =>
+  Type.Union([type, Type.Null()]);
+
+const StatsPageBody = Type.Object({
+  current_page: Type.Integer(),
+  data: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }), {
+    description: "Values with their counts; ties are ordered by value.",
+  }),
+  first_page_url: Type.String(),
+  from: Nullable(Type.Integer()),
+  last_page: Type.Integer(),
+  last_page_url: Type.String(),
+  next_page_url: Nullable(Type.String()),
+  path: Type.String(),
+  per_page: Type.Integer(),
+  prev_page_url: Nullable(Type.String()),
+  to: Nullable(Type.Integer()),
+  total: Type.Integer({ description: "Number of distinct values." }),
+  status: Type.Literal(200),
+});
+
+export interface StatsRoutesOptions {
+  stats: StatsService;
+  publicUrl: string | null;
+}
+
+export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOptions) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    "/stats/:id",
+    {
+      schema: {
+        tags: ["Statistics"],
+        security: [{ bearerAuth: [] }],
+        summary: "Read a statistic of a website",
+        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        querystring: StatsQueryString,
+        response: { 200: StatsPageBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const perPage = query.per_page ?? 10;
+      const page = query.page ?? 1;
+      const result = await options.stats.read(currentUser(request).id, parseId(request.params.id), {
+        name: query.name,
+        from: query.from,
+        to: query.to,
+        search: query.search,
+        sortBy: query.sort_by ?? "count",
+        sort: query.sort ?? "desc",
+        perPage,
+        page,
+      });
+      const window = pageWindow(result.total, page, perPage, result.rows.length);
+      const urls = new PageUrls(request, options.publicUrl);
+      return {
+        current_page: page,
+        data: result.rows,
+        first_page_url: urls.page(1),
+        from: window.from,
+        last_page: window.lastPage,
+        last_page_url: urls.page(window.lastPage),
+        next_page_url: page < window.lastPage ? urls.page(page + 1) : null,
+        path: urls.path,
+        per_page: perPage,
+        prev_page_url: page > 1 ? urls.page(page - 1) : null,
+        to: window.to,
+        total: result.total,
+        status: 200 as const,
+      };
+    },
+  );
+}
