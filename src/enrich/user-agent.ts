@@ -1,8 +1,8 @@
 // Classifies a user agent into the contract's browser family, operating system and device
 // type. ua-parser-js (v1, MIT) does the parsing; the tables below fold its many names into
 // families (Mobile Safari -> Safari, Chrome WebView -> Chrome, Mac OS -> macOS) so a
-// website's top lists are not split by variants. Parses are cached: real traffic repeats
-// a small set of user agents.
+// website's top lists are not split by variants, and correct the few claims it takes at
+// face value. Parses are cached: real traffic repeats a small set of user agents.
 
 import { UAParser } from "ua-parser-js";
 
@@ -12,97 +12,140 @@ export interface UserAgentInfo {
   device: string;
 }
 
+// In-app browsers the parser reports as the web view they embed; each app appends a token.
+const IN_APP_TOKENS: [RegExp, string][] = [
+  [/\bGSA\/\d/, "Google App"],
+  [/\bmusical_ly_|\bAppName\/(musical_ly|trill)\b/, "TikTok"],
+  [/\[Pinterest\//, "Pinterest"],
+];
+
+// Matched against the parser's browser name. Variants and rebrands of one browser share a
+// family; forks with their own name (Pale Moon, Vivaldi, Brave...) keep it.
 const BROWSER_FAMILIES: [RegExp, string][] = [
-  [/^(mobile )?safari|^webkit$|^safari mobile/i, "Safari"],
-  [/^(mobile )?chrome( webview| headless)?$|^chrome mobile/i, "Chrome"],
-  [/^(mobile )?firefox|^firefox (focus|reality|klar)|^fennec|^iceweasel/i, "Firefox"],
-  [/^edge|^microsoft edge/i, "Edge"],
-  [/^opera|^opr/i, "Opera"],
-  [/^samsung/i, "Samsung Internet"],
-  [/^ie(mobile)?$|^internet explorer/i, "Internet Explorer"],
-  [/^yandex/i, "Yandex Browser"],
-  [/^uc ?browser|^ucbrowser/i, "UC Browser"],
-  [/^miui/i, "MIUI Browser"],
-  [/^huawei/i, "Huawei Browser"],
-  [/^qq ?browser|^qqbrowser/i, "QQ Browser"],
+  [/^(mobile )?safari$/i, "Safari"],
+  [/^chrome( webview| headless)?$/i, "Chrome"],
+  [/^firefox( focus| reality)?$|^(klar|fennec|iceweasel|firebird|phoenix)$/i, "Firefox"],
+  [/^edge$/i, "Edge"],
+  [/^opera( mini| mobi| tablet| gx| touch| coast)?$/i, "Opera"],
+  [/^samsung internet$/i, "Samsung Internet"],
+  [/^(ie|iemobile)$/i, "Internet Explorer"],
+  [/^yandex$/i, "Yandex Browser"],
+  [/^ucbrowser$/i, "UC Browser"],
+  [/^qqbrowser(lite)?$/i, "QQ Browser"],
   [/^gsa$/i, "Google App"],
-  [/^android browser$/i, "Android Browser"],
-  [/^duckduckgo/i, "DuckDuckGo"],
-  [/^whale/i, "Whale"],
-  [/^silk/i, "Silk"],
-  [/^facebook/i, "Facebook"],
-  [/^instagram/i, "Instagram"],
+  [/^webkit$/i, "WebKit"],
+  [/^palemoon$/i, "Pale Moon"],
+  [/^line$/i, "LINE"],
+  [/^linkedin$/i, "LinkedIn"],
+  [/^kakaotalk$/i, "KakaoTalk"],
+  [/^naver$/i, "Naver"],
+  [/^360$/, "360 Browser"],
 ];
 
 const OS_FAMILIES: [RegExp, string][] = [
-  [/^mac ?os|^macos|^os x/i, "macOS"],
-  [/^ios$|^ipados/i, "iOS"],
+  [/^mac os/i, "macOS"],
+  [/^ios$/i, "iOS"],
   [/^android/i, "Android"],
   [/^windows (phone|mobile)/i, "Windows Phone"],
   [/^windows/i, "Windows"],
-  [/^chrom(e|ium) ?os/i, "Chrome OS"],
+  [/^chromium os$/i, "Chrome OS"],
   [
-    /^(linux|ubuntu|kubuntu|xubuntu|lubuntu|debian|fedora|mint|arch|gentoo|suse|opensuse|red ?hat|centos|mandriva|slackware|manjaro|pclinuxos|zenwalk|deepin|elementary|gnu)/i,
+    /^(linux|[kxl]?ubuntu|debian|fedora|mint|arch|gentoo|suse|opensuse|red ?hat|centos|mandriva|mageia|slackware|manjaro|pclinuxos|zenwalk|linpus|raspbian|deepin|elementary|sabayon|linspire|vectorlinux|gnu)/i,
     "Linux",
   ],
-  [/^harmonyos/i, "HarmonyOS"],
-  [/^kaios/i, "KaiOS"],
-  [/^playstation/i, "PlayStation"],
-  [/^nintendo/i, "Nintendo"],
-  [/^tizen/i, "Tizen"],
-  [/^web ?os/i, "webOS"],
-  [/^blackberry|^rim tablet/i, "BlackBerry"],
-  [/^freebsd|^openbsd|^netbsd/i, "BSD"],
+  // HarmonyOS NEXT identifies itself by its open-source base.
+  [/^(harmonyos|openharmony)$/i, "HarmonyOS"],
+  [/^kaios$/i, "KaiOS"],
+  [/^playstation$/i, "PlayStation"],
+  [/^nintendo$/i, "Nintendo"],
+  [/^xbox$/i, "Xbox"],
+  [/^tizen$/i, "Tizen"],
+  [/^webos$/i, "webOS"],
+  [/^(blackberry|rim tablet os)$/i, "BlackBerry"],
+  [/bsd$|^dragonfly$/i, "BSD"],
+  [/solaris$/i, "Solaris"],
 ];
 
+// Everything ua-parser-js v1 can report; desktops have no type and are inferred below.
 const DEVICE_TYPES: Record<string, string> = {
   mobile: "mobile",
   tablet: "tablet",
   smarttv: "tv",
   console: "console",
   wearable: "wearable",
-  xr: "xr",
   embedded: "embedded",
 };
 
+const TOUCH_OSES = new Set(["Android", "iOS", "HarmonyOS"]);
+const PHONE_OSES = new Set(["Windows Phone", "KaiOS", "BlackBerry", "Symbian", "Series40"]);
+const DESKTOP_OSES = new Set(["Windows", "macOS", "Linux", "Chrome OS", "BSD", "Solaris", "Haiku"]);
+// Apple ships Safari on its own systems and once did on Windows; a "Safari" token anywhere
+// else comes from another WebKit or Blink browser (GNOME Web, TVs, consoles). An unknown
+// OS gives no reason to doubt the claim.
+const SAFARI_OSES = new Set(["macOS", "iOS", "Windows", ""]);
+
+// The parser reads only this many characters, so longer keys would waste cache memory.
+const MAX_USER_AGENT_LENGTH = 500;
 const CACHE_SIZE = 10_000;
 
 export class UserAgentClassifier {
   private readonly cache = new Map<string, UserAgentInfo>();
 
+  constructor(private readonly maxEntries = CACHE_SIZE) {}
+
+  get size(): number {
+    return this.cache.size;
+  }
+
   classify(userAgent: string): UserAgentInfo {
-    const cached = this.cache.get(userAgent);
+    const key = userAgent.slice(0, MAX_USER_AGENT_LENGTH);
+    const cached = this.cache.get(key);
     if (cached) return cached;
-    const info = classifyUserAgent(userAgent);
-    if (this.cache.size >= CACHE_SIZE) this.cache.clear(); // simple bound: the hot set refills at once
-    this.cache.set(userAgent, info);
+    const info = classifyUserAgent(key);
+    // Evict the oldest entry: the hot set stays cached and memory stays bounded.
+    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(key, info);
     return info;
   }
 }
 
 export function classifyUserAgent(userAgent: string): UserAgentInfo {
-  if (userAgent === "") return { browser: "", os: "", device: "" };
-  const parsed = new UAParser(userAgent).getResult();
-  const os = family(parsed.os.name, OS_FAMILIES);
+  const ua = userAgent.slice(0, MAX_USER_AGENT_LENGTH);
+  if (ua.trim() === "") return { browser: "", os: "", device: "" };
+  const parsed = new UAParser(ua).getResult();
+  // Some KaiOS phones also say "Android", which the parser matches first.
+  const os = /\bKAIOS\//i.test(ua) ? "KaiOS" : family(parsed.os.name, OS_FAMILIES);
   return {
-    browser: family(parsed.browser.name, BROWSER_FAMILIES),
+    browser: browserFamily(parsed.browser.name, os, ua),
     os,
-    device: deviceType(parsed.device.type, os, userAgent),
+    device: deviceType(parsed.device.type, os, ua),
   };
+}
+
+function browserFamily(name: string | undefined, os: string, ua: string): string {
+  for (const [token, app] of IN_APP_TOKENS) if (token.test(ua)) return app;
+  const browser = family(name, BROWSER_FAMILIES);
+  // A bare WebKit engine on Apple systems is a Safari web view (all iOS browsers are).
+  if (browser === "WebKit" && (os === "iOS" || os === "macOS")) return "Safari";
+  if (browser === "Safari" && !SAFARI_OSES.has(os)) return "WebKit";
+  return browser;
 }
 
 function family(name: string | undefined, table: [RegExp, string][]): string {
   if (!name) return "";
   for (const [pattern, familyName] of table) if (pattern.test(name)) return familyName;
-  // An unlisted name is still worth showing; drop variant words the parser adds.
-  return name.replace(/^Mobile |( Mobile| WebView| Headless)$/g, "");
+  // An unlisted name is still worth showing; drop variant words the parser adds and give
+  // names copied from a lowercase user agent a capital.
+  const cleaned = name.replace(/^Mobile |( Mobile| WebView| Headless)$/g, "");
+  return cleaned.charAt(0).toUpperCase() + cleaned.slice(1);
 }
 
-function deviceType(type: string | undefined, os: string, userAgent: string): string {
-  if (type) return DEVICE_TYPES[type] ?? type;
-  // Phones say "Mobile"; Android and iOS devices without it are tablets.
-  if (os === "Android" || os === "iOS") return /mobile/i.test(userAgent) ? "mobile" : "tablet";
-  if (os === "Windows Phone" || os === "KaiOS") return "mobile";
-  if (os === "") return "";
-  return "desktop";
+function deviceType(type: string | undefined, os: string, ua: string): string {
+  if (type) return DEVICE_TYPES[type] ?? "";
+  // Phones say "Mobile" (Opera "Mobi"; Opera Mini runs almost only on phones); touch devices
+  // without it are tablets.
+  if (TOUCH_OSES.has(os)) return /mobi|opera mini/i.test(ua) ? "mobile" : "tablet";
+  if (PHONE_OSES.has(os)) return "mobile";
+  if (DESKTOP_OSES.has(os)) return "desktop";
+  return "";
 }
