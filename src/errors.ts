@@ -44,6 +44,14 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** A store is held by another process (the embedded event store has a single writer). */
+export class StoreBusyError extends AppError {
+  constructor(message: string) {
+    super("unavailable", message);
+    this.name = "StoreBusyError";
+  }
+}
+
 /** Collects field errors while validating several fields, so every invalid field is reported. */
 export class FieldErrorCollector {
   readonly fields: FieldErrors = {};

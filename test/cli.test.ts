@@ -104,9 +104,28 @@ describe("analytics CLI", () => {
       const withNew = await list(rotated.lastLine);
       assert.equal(withNew.status, 200);
       assert.equal(((await withNew.json()) as { meta: { total: number } }).meta.total, 1);
-      assert.equal(runCli(["migrate", "--data-dir", dataDir]).status, 0, "migrate runs beside the server");
+      const migrated = runCli(["migrate", "--data-dir", dataDir]);
+      assert.equal(migrated.status, 0, "migrate runs beside the server");
+      assert.match(
+        migrated.stdout,
+        /in use by a running server/,
+        "and says the server keeps the event store",
+      );
+      const busy = runCli(["aggregates", "rebuild", "--data-dir", dataDir]);
+      assert.equal(busy.status, 1, "the embedded event store has one writer");
+      assert.match(busy.stderr, /in use by a running server/);
     } finally {
       assert.equal(await server.stop("SIGTERM"), 0, "the server exits cleanly on SIGTERM");
     }
+  });
+
+  it("rebuilds the aggregates once the server has stopped", () => {
+    const all = runCli(["aggregates", "rebuild", "--data-dir", dataDir]);
+    assert.equal(all.status, 0, all.stderr);
+    assert.match(all.stdout, /Rebuilt the aggregates of every website from \d+ events/);
+    const one = runCli(["aggregates", "rebuild", "--website", "1", "--data-dir", dataDir]);
+    assert.equal(one.status, 0, one.stderr);
+    assert.match(one.stdout, /website 1/);
+    assert.equal(runCli(["aggregates", "rebuild", "--website", "x", "--data-dir", dataDir]).status, 2);
   });
 });

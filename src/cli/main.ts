@@ -13,6 +13,7 @@ Commands:
   migrate [--data-dir D]                       Create or upgrade every configured store
   users create --email E [--name N] [--admin]  Create a user; prints the new API key on the last line
   keys rotate --email E                        Replace a user's API key; prints the new key on the last line
+  aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
 
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   migrate: async () => (await import("./migrate-command.js")).migrateCommand,
   "users create": async () => (await import("./user-commands.js")).usersCreateCommand,
   "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
+  "aggregates rebuild": async () => (await import("./aggregates-command.js")).aggregatesRebuildCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,8 @@
 // event store cannot be opened while a server holds it; that server migrated it on start,
 // so that case is reported and is not a failure.
 
-import { EventStoreBusyError, openEventStore, openMetadataStore } from "../storage/open-storage.js";
+import { StoreBusyError } from "../errors.js";
+import { openEventStore, openMetadataStore } from "../storage/open-storage.js";
 import { configFrom, parseCommand } from "./command-options.js";
 
 export async function migrateCommand(args: string[]): Promise<number> {
@@ -23,7 +24,7 @@ export async function migrateCommand(args: string[]): Promise<number> {
     }
     console.log(`Event store in ${config.dataDir} is up to date.`);
   } catch (error) {
-    if (!(error instanceof EventStoreBusyError)) throw error;
+    if (!(error instanceof StoreBusyError)) throw error;
     console.log(error.message);
   }
   return 0;

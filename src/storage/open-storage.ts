@@ -1,16 +1,13 @@
 // The one place that chooses storage engines from the configuration.
 
 import type { Config } from "../config.js";
+import { StoreBusyError } from "../errors.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { openSqliteMetadataStore } from "./sqlite/open-sqlite.js";
 
 export function openMetadataStore(config: Config): MetadataStore {
   return openSqliteMetadataStore(config.dataDir);
-}
-
-export class EventStoreBusyError extends Error {
-  override name = "EventStoreBusyError";
 }
 
 /**
@@ -22,7 +19,7 @@ export async function openEventStore(config: Config): Promise<EventStore> {
     return await DuckDbEventStore.open(config.dataDir);
   } catch (error) {
     if (/lock/i.test((error as Error).message)) {
-      throw new EventStoreBusyError(
+      throw new StoreBusyError(
         `The event store in ${config.dataDir} is in use by a running server (the embedded store has one writer). ` +
           "The server migrates it on start; stop the server to work on it from the command line.",
       );

@@ -1,0 +1,191 @@
+// A small traffic fixture whose every statistic was computed by hand (see EXPECTED).
+// Three visitors over three UTC days, internal and external referrers, a campaign, custom
+// events, an excluded parameter, and a bot and an excluded address that must not count.
+//   A: 81.2.69.142 (London), Chrome on Windows, en, 1920x1080
+//   B: 8.8.8.8 (Mountain View), Safari on iPhone, fr, 390x844
+//   C: 1.1.1.1 (Sydney), Firefox on Linux, de, 1920x1080
+
+export const FIXTURE_DOMAIN = "stats.example";
+export const FIXTURE_SETTINGS = { exclude_ips: "203.0.113.0/24", exclude_params: "fbclid" };
+export const FIXTURE_RANGE = { from: "2026-04-01", to: "2026-04-03" };
+
+const CHROME =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const SAFARI =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
+const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+
+export interface FixtureHit {
+  ts: string;
+  ip: string;
+  userAgent: string;
+  language: string;
+  resolution: string;
+  page: string;
+  referrer: string;
+  event?: { name: string; value?: string; unit?: string };
+}
+
+const A = { ip: "81.2.69.142", userAgent: CHROME, language: "en-GB,en;q=0.9", resolution: "1920x1080" };
+const B = { ip: "8.8.8.8", userAgent: SAFARI, language: "fr-FR", resolution: "390x844" };
+const C = { ip: "1.1.1.1", userAgent: FIREFOX, language: "de", resolution: "1920x1080" };
+const site = (path: string) => `https://${FIXTURE_DOMAIN}${path}`;
+
+export const FIXTURE_HITS: FixtureHit[] = [
+  // Day 1
+  {
+    ...A,
+    ts: "2026-04-01T09:10:00Z",
+    page: site("/?utm_campaign=spring&fbclid=zzz"),
+    referrer: "https://www.google.com/",
+  },
+  { ...A, ts: "2026-04-01T09:15:00Z", page: site("/pricing"), referrer: site("/") },
+  { ...B, ts: "2026-04-01T09:20:00Z", page: site("/blog/post?id=3"), referrer: "" },
+  { ...B, ts: "2026-04-01T10:05:00Z", page: site("/pricing"), referrer: site("/blog/post?id=3") },
+  { ...B, ts: "2026-04-01T10:06:00Z", page: site("/pricing"), referrer: "", event: { name: "Signup" } },
+  {
+    ...A,
+    ip: "66.249.66.1",
+    userAgent: GOOGLEBOT,
+    ts: "2026-04-01T10:00:00Z",
+    page: site("/"),
+    referrer: "",
+  },
+  { ...A, ip: "203.0.113.5", ts: "2026-04-01T10:30:00Z", page: site("/"), referrer: "" },
+  // Day 2
+  {
+    ...A,
+    ts: "2026-04-02T09:00:00Z",
+    page: site("/pricing"),
+    referrer: "https://news.ycombinator.com/item?id=1",
+  },
+  {
+    ...C,
+    ts: "2026-04-02T14:00:00Z",
+    page: `https://www.${FIXTURE_DOMAIN}/?utm_campaign=spring`,
+    referrer: "https://google.com/search",
+  },
+  {
+    ...C,
+    ts: "2026-04-02T14:30:00Z",
+    page: site("/checkout"),
+    referrer: "",
+    event: { name: "Purchase", value: "49.99", unit: "USD" },
+  },
+  {
+    ...C,
+    ts: "2026-04-02T14:31:00Z",
+    page: site("/checkout"),
+    referrer: "",
+    event: { name: "Purchase", value: "49.99", unit: "USD" },
+  },
+  // Day 3
+  { ...B, ts: "2026-04-03T23:59:00Z", page: site("/blog/post?id=3"), referrer: "" },
+];
+
+type Rows = [string, number][];
+
+/** Every statistic over FIXTURE_RANGE, sorted by count descending then value ascending. */
+export const EXPECTED: Record<string, Rows> = {
+  pageviews: [
+    ["2026-04-01", 4],
+    ["2026-04-02", 2],
+    ["2026-04-03", 1],
+  ],
+  visitors: [
+    ["2026-04-01", 2],
+    ["2026-04-02", 2],
+    ["2026-04-03", 1],
+  ],
+  pageviews_hours: [
+    ["09", 4],
+    ["10", 1],
+    ["14", 1],
+    ["23", 1],
+  ],
+  // Per day and hour, distinct visitors, summed: D1 09 {A,B} + D2 09 {A}; D1 10 {B}; D2 14 {C}; D3 23 {B}.
+  visitors_hours: [
+    ["09", 3],
+    ["10", 1],
+    ["14", 1],
+    ["23", 1],
+  ],
+  page: [
+    ["/pricing", 3],
+    ["/?utm_campaign=spring", 2],
+    ["/blog/post?id=3", 2],
+  ],
+  landing_page: [
+    ["/?utm_campaign=spring", 2],
+    ["/blog/post?id=3", 2],
+    ["/pricing", 1],
+  ],
+  referrer: [
+    ["", 2],
+    ["google.com", 2],
+    ["news.ycombinator.com", 1],
+  ],
+  campaign: [
+    ["", 3],
+    ["spring", 2],
+  ],
+  // Unique visitors are distinct (day, visitor): A on two days, B on two days, C on one.
+  browser: [
+    ["Chrome", 2],
+    ["Safari", 2],
+    ["Firefox", 1],
+  ],
+  os: [
+    ["Windows", 2],
+    ["iOS", 2],
+    ["Linux", 1],
+  ],
+  device: [
+    ["desktop", 3],
+    ["mobile", 2],
+  ],
+  resolution: [
+    ["1920x1080", 3],
+    ["390x844", 2],
+  ],
+  language: [
+    ["en", 2],
+    ["fr", 2],
+    ["de", 1],
+  ],
+  country: [
+    ["GB:United Kingdom", 2],
+    ["US:United States", 2],
+    ["AU:Australia", 1],
+  ],
+  city: [
+    ["GB:London", 2],
+    ["US:Mountain View", 2],
+    ["AU:Sydney", 1],
+  ],
+  continent: [
+    ["EU:Europe", 2],
+    ["NA:North America", 2],
+    ["OC:Oceania", 1],
+  ],
+  event: [
+    ["Purchase:49.99:USD", 2],
+    ["Signup::", 1],
+  ],
+};
+
+/** The same hits as the events API takes them. */
+export function asImport(websiteId: number) {
+  return FIXTURE_HITS.map((hit) => ({
+    website_id: websiteId,
+    ts: hit.ts,
+    page: hit.page,
+    referrer: hit.referrer,
+    screen_resolution: hit.resolution,
+    ip: hit.ip,
+    user_agent: hit.userAgent,
+    accept_language: hit.language,
+    ...(hit.event ? { event: hit.event } : {}),
+  }));
+}
