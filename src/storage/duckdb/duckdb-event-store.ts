@@ -130,13 +130,14 @@ export class DuckDbEventStore implements EventStore {
     }
     const order = query.sortBy === "count" ? "n" : "value";
     const direction = query.sort === "asc" ? "ASC" : "DESC";
+    const paging = params.length;
     const result = await this.reader.runAndReadAll(
       `SELECT value, CAST(sum(count) AS BIGINT) AS n, count(*) OVER () AS total
        FROM daily_stats WHERE ${where}
        GROUP BY value HAVING sum(count) > 0
        ORDER BY ${order} ${direction}, value ASC
-       LIMIT ${query.limit} OFFSET ${query.offset}`,
-      params,
+       LIMIT $${paging + 1} OFFSET $${paging + 2}`,
+      [...params, query.limit, query.offset],
     );
     const rows = result.getRowObjects();
     let total = Number(rows[0]?.total ?? 0);
