@@ -49,7 +49,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   let events: EventStore | null = null;
   try {
     await metadata.migrate();
-    events = await openEventStore(config);
+    events = await openEventStore(config, clock);
     await events.migrate();
   } catch (error) {
     await events?.close();

@@ -3,8 +3,11 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classifyUserAgent, UserAgentClassifier } from "../src/enrich/user-agent.js";
+import { classifyUserAgent, UserAgentClassifier, type UserAgentInfo } from "../src/enrich/user-agent.js";
 import { BROWSERS, HEADLESS_CHROME } from "./fixtures/user-agents.js";
+
+/** The three families, without the cached bot verdict (tested in bot-filter.test.ts and below). */
+const families = ({ browser, os, device }: UserAgentInfo) => ({ browser, os, device });
 
 describe("classifyUserAgent", () => {
   it("has a wide table of real browsers", () => {
@@ -14,7 +17,8 @@ describe("classifyUserAgent", () => {
   for (const { ua, ...expected } of BROWSERS) {
     it(`${expected.browser} / ${expected.os} / ${expected.device}: ${ua}`, () => {
       const actual = classifyUserAgent(ua);
-      assert.deepEqual(actual, expected, `${ua}\n  got ${JSON.stringify(actual)}`);
+      assert.deepEqual(families(actual), expected, `${ua}\n  got ${JSON.stringify(actual)}`);
+      assert.equal(actual.bot, false, `a real browser is not a bot: ${ua}`);
     });
   }
 
@@ -23,17 +27,22 @@ describe("classifyUserAgent", () => {
       browser: "Chrome",
       os: "Linux",
       device: "desktop",
+      bot: true,
     });
   });
 
   it("leaves an empty or blank user agent unknown", () => {
     for (const ua of ["", "   "]) {
-      assert.deepEqual(classifyUserAgent(ua), { browser: "", os: "", device: "" }, JSON.stringify(ua));
+      assert.deepEqual(
+        classifyUserAgent(ua),
+        { browser: "", os: "", device: "", bot: true },
+        JSON.stringify(ua),
+      );
     }
   });
 
   it("leaves what it cannot recognise unknown", () => {
-    assert.deepEqual(classifyUserAgent("not a browser"), { browser: "", os: "", device: "" });
+    assert.deepEqual(families(classifyUserAgent("not a browser")), { browser: "", os: "", device: "" });
   });
 
   it("reads only the start of an overlong user agent", () => {
@@ -56,7 +65,7 @@ describe("UserAgentClassifier", () => {
     const classifier = new UserAgentClassifier(10);
     const results = BROWSERS.map(({ ua, ...expected }) => {
       const info = classifier.classify(ua);
-      assert.deepEqual(info, expected, ua);
+      assert.deepEqual(families(info), expected, ua);
       assert.ok(classifier.size <= 10, `size ${classifier.size} after ${ua}`);
       return info;
     });

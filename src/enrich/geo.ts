@@ -49,7 +49,7 @@ export class MmdbGeoLookup implements GeoLookup {
     const file = ip.includes(":") ? this.files.ipv6 : this.files.ipv4;
     let reader = this.readers.get(file);
     if (!reader) {
-      reader = maxmind.open<Response>(file, { cache: { max: 10_000 } });
+      reader = maxmind.open<Response>(file, { cache: { max: 100_000 } });
       this.readers.set(file, reader);
     }
     let record: GeoRecord | null;

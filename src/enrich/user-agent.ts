@@ -5,11 +5,14 @@
 // face value. Parses are cached: real traffic repeats a small set of user agents.
 
 import { UAParser } from "ua-parser-js";
+import { isBot } from "./bot-filter.js";
 
 export interface UserAgentInfo {
   browser: string;
   os: string;
   device: string;
+  /** isbot's verdict (or an empty user agent), cached with the rest. */
+  bot: boolean;
 }
 
 // In-app browsers the parser reports as the web view they embed; each app appends a token.
@@ -111,7 +114,7 @@ export class UserAgentClassifier {
 
 export function classifyUserAgent(userAgent: string): UserAgentInfo {
   const ua = userAgent.slice(0, MAX_USER_AGENT_LENGTH);
-  if (ua.trim() === "") return { browser: "", os: "", device: "" };
+  if (ua.trim() === "") return { browser: "", os: "", device: "", bot: true };
   const parsed = new UAParser(ua).getResult();
   // Some KaiOS phones also say "Android", which the parser matches first.
   const os = /\bKAIOS\//i.test(ua) ? "KaiOS" : family(parsed.os.name, OS_FAMILIES);
@@ -119,6 +122,7 @@ export function classifyUserAgent(userAgent: string): UserAgentInfo {
     browser: browserFamily(parsed.browser.name, os, ua),
     os,
     device: deviceType(parsed.device.type, os, ua),
+    bot: isBot(userAgent),
   };
 }
 

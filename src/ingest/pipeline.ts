@@ -4,7 +4,6 @@
 // visitor id. Raw IPs and user agents are used here and never stored.
 
 import { isIP } from "node:net";
-import { isBot } from "../enrich/bot-filter.js";
 import type { GeoLookup } from "../enrich/geo.js";
 import { primaryLanguage, referrerHost } from "../enrich/referrer.js";
 import type { UserAgentClassifier } from "../enrich/user-agent.js";
@@ -51,13 +50,13 @@ export class IngestPipeline {
     if (website.excludedIps && ip && website.excludedIps.check(ip, isIP(ip) === 4 ? "ipv4" : "ipv6")) {
       return drop("excluded_ip");
     }
-    if (website.excludeBots && isBot(hit.userAgent)) return drop("bot");
+    const agent = this.parts.userAgents.classify(hit.userAgent);
+    if (website.excludeBots && agent.bot) return drop("bot");
     const event = hit.event ? eventValue(hit.event) : "";
     if (event === null) return drop("invalid");
 
     const referrer = referrerHost(hit.referrer);
     const kind = hit.event ? "event" : "pageview";
-    const agent = this.parts.userAgents.classify(hit.userAgent);
     const location = await this.parts.geo.lookup(ip);
     return {
       kept: true,

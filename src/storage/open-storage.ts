@@ -1,5 +1,6 @@
 // The one place that chooses storage engines from the configuration.
 
+import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import { StoreBusyError } from "../errors.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
@@ -14,9 +15,9 @@ export function openMetadataStore(config: Config): MetadataStore {
  * The embedded event store is a single-writer file: while a server holds it, another
  * process cannot open it (the error says so).
  */
-export async function openEventStore(config: Config): Promise<EventStore> {
+export async function openEventStore(config: Config, clock?: Clock): Promise<EventStore> {
   try {
-    return await DuckDbEventStore.open(config.dataDir);
+    return await DuckDbEventStore.open(config.dataDir, clock ? { clock } : {});
   } catch (error) {
     if (/lock/i.test((error as Error).message)) {
       throw new StoreBusyError(

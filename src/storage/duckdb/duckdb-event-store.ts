@@ -1,36 +1,38 @@
-// The embedded event store: one DuckDB file in the data directory. Writes go through one
-// connection, serialised; each batch is appended to a temp table (the appender is the
-// fastest way into DuckDB), then moved into `events` and folded into `daily_stats` in one
-// transaction (see aggregate-sql.ts). Reads use a second connection and only the aggregates.
+// The embedded event store: one DuckDB file in the data directory, with a single writer.
+// Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
+// events, new visitor numbers and deltas are appended in one transaction (the appender is
+// the fastest way into DuckDB). Statistics are read from daily_stats on a second
+// connection; raw events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
 import path from "node:path";
 import {
+  BIGINT,
   BOOLEAN,
+  DATE,
+  type DuckDBAppender,
   type DuckDBConnection,
   DuckDBDataChunk,
   DuckDBInstance,
+  type DuckDBType,
   type DuckDBValue,
+  dateValue,
   INTEGER,
-  TIMESTAMP,
-  timestampValue,
+  TIMESTAMP_S,
+  timestampSecondsValue,
   UBIGINT,
+  UINTEGER,
   UTINYINT,
   VARCHAR,
 } from "@duckdb/node-api";
+import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventKind, EventStore, StoredEvent } from "../ports.js";
-import { batchDeltaSql, PRIOR_SQL, rebuildSql } from "./aggregate-sql.js";
+import { COMPACT_SQL, rebuildSql } from "./aggregate-sql.js";
+import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
+import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
-const COLUMN_TYPES = [
-  INTEGER,
-  TIMESTAMP,
-  UBIGINT,
-  UTINYINT,
-  BOOLEAN,
-  ...Array.from({ length: 12 }, () => VARCHAR),
-];
 const TEXT_FIELDS = [
   "page",
   "referrer",
@@ -45,25 +47,38 @@ const TEXT_FIELDS = [
   "continent",
   "event",
 ] as const;
+const EVENT_TYPES = [INTEGER, TIMESTAMP_S, UINTEGER, UTINYINT, BOOLEAN, ...TEXT_FIELDS.map(() => VARCHAR)];
+const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
+const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
 const KINDS: EventKind[] = ["pageview", "event"];
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows one data chunk holds
 const DAY_MS = 86_400_000;
-const BATCH_DELTA_SQL = batchDeltaSql();
+/** Visitor-days remembered in memory; older days are reloaded from events when needed. */
+const MAX_REMEMBERED_VISITORS = 2_000_000;
+/** Delta rows appended before recent days are compacted. */
+const COMPACT_AFTER_ROWS = 200_000;
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
   memoryLimit?: string;
   threads?: number;
+  /** Decides which days are recent enough to keep their visitor ids (today, yesterday). */
+  clock?: Clock;
 }
 
 export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
+  private readonly days = new Map<string, VisitorDay>();
+  private rememberedVisitors = 0;
+  private uncompacted = { rows: 0, first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
+  private prunedBefore = 0;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
+    private readonly clock: Clock,
   ) {}
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
@@ -71,7 +86,13 @@ export class DuckDbEventStore implements EventStore {
     const settings: Record<string, string> = { memory_limit: options.memoryLimit ?? "256MB" };
     if (options.threads) settings.threads = String(options.threads);
     const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
-    return new DuckDbEventStore(instance, await instance.connect(), await instance.connect());
+    const store = new DuckDbEventStore(
+      instance,
+      await instance.connect(),
+      await instance.connect(),
+      options.clock ?? systemClock,
+    );
+    return store;
   }
 
   async migrate(): Promise<void> {
@@ -96,29 +117,54 @@ export class DuckDbEventStore implements EventStore {
 
   insert(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    let first = Number.POSITIVE_INFINITY;
-    let last = Number.NEGATIVE_INFINITY;
-    for (const event of events) {
-      const ms = event.ts.getTime();
-      if (ms < first) first = ms;
-      if (ms > last) last = ms;
-    }
-    const fromDay = new Date(first - (first % DAY_MS)).toISOString();
-    const toDay = new Date(last - (last % DAY_MS) + DAY_MS).toISOString();
-    return this.serialised(() =>
-      this.inTransaction(async () => {
-        await this.writer.run("CREATE TEMP TABLE IF NOT EXISTS batch AS SELECT * FROM events LIMIT 0");
-        await this.writer.run("DELETE FROM batch");
-        const appender = await this.writer.createAppender("batch", "main", "temp");
-        for (let start = 0; start < events.length; start += CHUNK_ROWS) {
-          appender.appendDataChunk(toChunk(events.slice(start, start + CHUNK_ROWS)));
-        }
-        appender.closeSync();
-        await this.writer.run(PRIOR_SQL, [fromDay, toDay]);
-        await this.writer.run("INSERT INTO events SELECT * FROM batch");
-        await this.writer.run(BATCH_DELTA_SQL);
-      }),
-    );
+    return this.serialised(async () => {
+      const keys = new Map<string, { websiteId: number; dayNumber: number }>();
+      for (const event of events) {
+        const dayNumber = dayNumberOf(event);
+        keys.set(`${event.websiteId}:${dayNumber}`, { websiteId: event.websiteId, dayNumber });
+      }
+      for (const [key, { websiteId, dayNumber }] of keys) {
+        if (!this.days.has(key)) this.days.set(key, await this.loadDay(websiteId, dayNumber));
+      }
+      const folded = foldBatch(events, (websiteId, dayNumber) => this.day(`${websiteId}:${dayNumber}`));
+      const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
+      try {
+        await this.inTransaction(async () => {
+          await appendRows(
+            await this.writer.createAppender("events"),
+            EVENT_TYPES,
+            eventColumns(events, folded.visitorNumbers),
+          );
+          const ids = folded.newIds.filter((id) => id.day >= recentFrom);
+          if (ids.length > 0) {
+            await appendRows(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
+              ids.map((id) => id.websiteId),
+              ids.map((id) => dateValue(dayNumberFromString(id.day))),
+              ids.map((id) => id.hash),
+              ids.map((id) => id.number),
+            ]);
+          }
+          await appendRows(await this.writer.createAppender("daily_stats"), DELTA_TYPES, [
+            folded.deltas.map((delta) => delta.websiteId),
+            folded.deltas.map((delta) => delta.statId),
+            folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
+            folded.deltas.map((delta) => delta.value),
+            folded.deltas.map((delta) => BigInt(delta.count)),
+          ]);
+        });
+      } catch (error) {
+        for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
+        throw error;
+      }
+      for (const key of keys.keys()) this.touch(key);
+      for (const { dayNumber } of keys.values()) {
+        this.uncompacted.first = Math.min(this.uncompacted.first, dayNumber);
+        this.uncompacted.last = Math.max(this.uncompacted.last, dayNumber);
+      }
+      this.uncompacted.rows += folded.deltas.length;
+      if (this.uncompacted.rows >= COMPACT_AFTER_ROWS) await this.compact();
+      await this.pruneVisitorIds(recentFrom);
+    });
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
@@ -166,12 +212,14 @@ export class DuckDbEventStore implements EventStore {
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
-    return this.serialised(() =>
-      this.inTransaction(async () => {
-        await this.writer.run("DELETE FROM events WHERE website_id = $1", [websiteId]);
-        await this.writer.run("DELETE FROM daily_stats WHERE website_id = $1", [websiteId]);
-      }),
-    );
+    return this.serialised(async () => {
+      await this.inTransaction(async () => {
+        for (const table of ["events", "daily_stats", "visitor_ids"]) {
+          await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
+        }
+      });
+      for (const key of [...this.days.keys()]) if (key.startsWith(`${websiteId}:`)) this.forgetDay(key);
+    });
   }
 
   async countEvents(websiteId?: number): Promise<number> {
@@ -184,17 +232,19 @@ export class DuckDbEventStore implements EventStore {
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
 
+  /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
   async listEvents(websiteId: number): Promise<StoredEvent[]> {
     const result = await this.reader.runAndReadAll(
-      `SELECT website_id, epoch_ms(ts) AS ms, visitor, kind, is_visit, ${TEXT_FIELDS.join(", ")}
-       FROM events WHERE website_id = $1 ORDER BY ts, page`,
+      `SELECT website_id, epoch(ts) AS seconds, visitor, kind, is_visit, ${TEXT_FIELDS.join(", ")}
+       FROM events WHERE website_id = $1 ORDER BY ts, rowid`,
       [websiteId],
     );
     return result.getRowObjects().map((row) => {
+      const seconds = Number(row.seconds);
       const event = {
         websiteId: Number(row.website_id),
-        ts: new Date(Number(row.ms)),
-        visitor: BigInt(row.visitor as bigint),
+        ts: new Date(seconds * 1000),
+        visitor: (BigInt(Math.floor(seconds / 86_400)) << 32n) | BigInt(Number(row.visitor)),
         kind: KINDS[Number(row.kind)] ?? "pageview",
         isVisit: row.is_visit === true,
       } as StoredEvent;
@@ -208,10 +258,89 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
-    await this.writeQueue.catch(() => undefined);
+    await this.serialised(() => this.compact()).catch(() => undefined);
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  /** Rebuilds a day's memory from its stored events and recent visitor ids. */
+  private async loadDay(websiteId: number, dayNumber: number): Promise<VisitorDay> {
+    const day = new VisitorDay(dayString(dayNumber));
+    const from = new Date(dayNumber * DAY_MS).toISOString();
+    const to = new Date((dayNumber + 1) * DAY_MS).toISOString();
+    const ids = await this.writer.runAndReadAll(
+      "SELECT hash, visitor FROM visitor_ids WHERE website_id = $1 AND day = CAST($2 AS DATE)",
+      [websiteId, day.day],
+    );
+    for (const row of ids.getRowObjects()) day.remember(BigInt(row.hash as bigint), Number(row.visitor));
+    const stored = await this.writer.runAndReadAll(
+      `SELECT visitor, kind, CAST(hour(ts) AS INTEGER) AS hour, ${VISITOR_COLUMNS.map((c) => c.column).join(", ")}
+       FROM events WHERE website_id = $1 AND ts >= CAST($2 AS TIMESTAMP) AND ts < CAST($3 AS TIMESTAMP)
+       ORDER BY ts, rowid`,
+      [websiteId, from, to],
+    );
+    for (const row of stored.getRowObjects()) {
+      const number = Number(row.visitor);
+      if (Number(row.kind) === KIND_CODES.pageview) {
+        day.pageview(
+          number,
+          Number(row.hour),
+          VISITOR_COLUMNS.map((c) => String(row[c.column])),
+        );
+      } else {
+        day.reserve(number);
+      }
+    }
+    this.rememberedVisitors += day.visitors;
+    return day;
+  }
+
+  private day(key: string): VisitorDay {
+    const day = this.days.get(key);
+    if (!day) throw new Error(`day ${key} was not loaded`);
+    return day;
+  }
+
+  /** Marks a day most recently used and forgets the least recently used beyond the limit. */
+  private touch(key: string): void {
+    const day = this.days.get(key);
+    if (!day) return;
+    this.days.delete(key);
+    this.days.set(key, day);
+    this.rememberedVisitors = [...this.days.values()].reduce((sum, d) => sum + d.visitors, 0);
+    for (const oldest of this.days.keys()) {
+      if (this.rememberedVisitors <= MAX_REMEMBERED_VISITORS || oldest === key) break;
+      this.forgetDay(oldest);
+    }
+  }
+
+  private forgetDay(key: string): void {
+    const day = this.days.get(key);
+    if (!day) return;
+    this.days.delete(key);
+    this.rememberedVisitors -= day.visitors;
+  }
+
+  /** Merges the deltas appended since the last compaction into one row per value. */
+  private async compact(): Promise<void> {
+    if (this.uncompacted.rows === 0) return;
+    const from = dayString(this.uncompacted.first);
+    const to = dayString(this.uncompacted.last);
+    await this.inTransaction(async () => {
+      for (const statement of COMPACT_SQL) {
+        await this.writer.run(statement, statement.includes("$1") ? [from, to] : []);
+      }
+    });
+    this.uncompacted = { rows: 0, first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
+  }
+
+  /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
+  private async pruneVisitorIds(recentFrom: string): Promise<void> {
+    const recentNumber = dayNumberFromString(recentFrom);
+    if (recentNumber <= this.prunedBefore) return;
+    await this.writer.run("DELETE FROM visitor_ids WHERE day < CAST($1 AS DATE)", [recentFrom]);
+    this.prunedBefore = recentNumber;
   }
 
   /** Runs write work one batch at a time on the writer connection. */
@@ -233,19 +362,37 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-function toChunk(events: readonly StoredEvent[]): DuckDBDataChunk {
-  const columns: DuckDBValue[][] = COLUMN_TYPES.map(() => new Array(events.length));
+function dayNumberFromString(day: string): number {
+  return Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+}
+
+function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): DuckDBValue[][] {
+  const columns: DuckDBValue[][] = EVENT_TYPES.map(() => new Array(events.length));
   events.forEach((event, row) => {
     (columns[0] as DuckDBValue[])[row] = event.websiteId;
-    (columns[1] as DuckDBValue[])[row] = timestampValue(BigInt(event.ts.getTime()) * 1000n);
-    (columns[2] as DuckDBValue[])[row] = event.visitor;
+    (columns[1] as DuckDBValue[])[row] = timestampSecondsValue(BigInt(Math.floor(event.ts.getTime() / 1000)));
+    (columns[2] as DuckDBValue[])[row] = visitors[row] as number;
     (columns[3] as DuckDBValue[])[row] = KIND_CODES[event.kind];
     (columns[4] as DuckDBValue[])[row] = event.isVisit;
     TEXT_FIELDS.forEach((field, i) => {
       (columns[5 + i] as DuckDBValue[])[row] = event[field];
     });
   });
-  const chunk = DuckDBDataChunk.create(COLUMN_TYPES, events.length);
-  chunk.setColumns(columns);
-  return chunk;
+  return columns;
+}
+
+/** Appends column-major rows through `appender` in chunks of DuckDB's vector size, then closes it. */
+async function appendRows(
+  appender: DuckDBAppender,
+  types: DuckDBType[],
+  columns: DuckDBValue[][],
+): Promise<void> {
+  const rows = columns[0]?.length ?? 0;
+  for (let start = 0; start < rows; start += CHUNK_ROWS) {
+    const end = Math.min(rows, start + CHUNK_ROWS);
+    const chunk = DuckDBDataChunk.create(types, end - start);
+    chunk.setColumns(columns.map((column) => column.slice(start, end)));
+    appender.appendDataChunk(chunk);
+  }
+  appender.closeSync();
 }

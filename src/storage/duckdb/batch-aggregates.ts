@@ -1,0 +1,85 @@
+// Folds a batch of events into aggregate deltas in memory, one pass: row counts
+// (pageviews, visits, events) are simply added; unique-visitor counts come from each day's
+// VisitorDay, which knows who was already counted. The result is what the batch adds to
+// daily_stats, plus the visitor number each event is stored with.
+
+import { STATS } from "../../stats/catalog.js";
+import type { StoredEvent } from "../ports.js";
+import { HOURS, VISITOR_COLUMNS, type VisitorDay } from "./visitor-day.js";
+
+const DAY_SECONDS = 86_400;
+
+const ROW_STATS = STATS.filter((stat) => stat.measure === "rows");
+
+export interface Delta {
+  websiteId: number;
+  statId: number;
+  day: string;
+  value: string;
+  count: number;
+}
+
+export interface FoldedBatch {
+  /** Per event, its visitor number on its day. */
+  visitorNumbers: Uint32Array;
+  /** New hash -> number assignments, to persist for recent days. */
+  newIds: { websiteId: number; day: string; hash: bigint; number: number }[];
+  deltas: Delta[];
+}
+
+export function dayNumberOf(event: StoredEvent): number {
+  return Math.floor(event.ts.getTime() / 1000 / DAY_SECONDS);
+}
+
+export function dayString(dayNumber: number): string {
+  return new Date(dayNumber * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+}
+
+/** `days(websiteId, dayNumber)` must return the loaded VisitorDay of every day in the batch. */
+export function foldBatch(
+  events: readonly StoredEvent[],
+  days: (websiteId: number, dayNumber: number) => VisitorDay,
+): FoldedBatch {
+  const counts = new Map<string, Delta>();
+  const add = (websiteId: number, statId: number, day: string, value: string) => {
+    const key = `${websiteId}\u0001${statId}\u0001${day}\u0001${value}`;
+    const delta = counts.get(key);
+    if (delta) delta.count += 1;
+    else counts.set(key, { websiteId, statId, day, value, count: 1 });
+  };
+  const visitorNumbers = new Uint32Array(events.length);
+  const newIds: FoldedBatch["newIds"] = [];
+  const values: string[] = new Array(VISITOR_COLUMNS.length);
+
+  events.forEach((event, index) => {
+    const dayNumber = dayNumberOf(event);
+    const visitorDay = days(event.websiteId, dayNumber);
+    const { day } = visitorDay;
+    const hour = Math.floor((event.ts.getTime() / 1000 - dayNumber * DAY_SECONDS) / 3600);
+    const { number, created } = visitorDay.numberOf(event.visitor);
+    visitorNumbers[index] = number;
+    if (created) newIds.push({ websiteId: event.websiteId, day, hash: event.visitor, number });
+
+    for (const stat of ROW_STATS) {
+      const counted =
+        stat.rows === "events"
+          ? event.kind === "event"
+          : event.kind === "pageview" && (stat.rows === "pageviews" || event.isVisit);
+      if (!counted) continue;
+      const value =
+        stat.dimension === "day"
+          ? day
+          : stat.dimension === "hour"
+            ? (HOURS[hour] as string)
+            : event[stat.dimension];
+      add(event.websiteId, stat.id, day, value);
+    }
+    if (event.kind === "pageview") {
+      VISITOR_COLUMNS.forEach((column, i) => {
+        values[i] = event[column.column];
+      });
+      visitorDay.pageview(number, hour, values, (statId, value) => add(event.websiteId, statId, day, value));
+    }
+  });
+  return { visitorNumbers, newIds, deltas: [...counts.values()] };
+}
