@@ -14,6 +14,7 @@ export interface Config {
   readonly apiRateLimit: number;
   readonly collectRateLimit: number;
   readonly geoipDb: string | null;
+  readonly flushIntervalMs: number;
   readonly logLevel: string;
 }
 
@@ -130,6 +131,13 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: optionalFile,
     description:
       "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
+  },
+  flushIntervalMs: {
+    env: "ANALYTICS_FLUSH_INTERVAL_MS",
+    default: "1000",
+    parse: integerIn(10, 3_600_000),
+    description:
+      "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 5,000 are waiting, and on shutdown).",
   },
   logLevel: {
     env: "ANALYTICS_LOG_LEVEL",

@@ -38,8 +38,6 @@ export interface ContainerOptions {
   clock?: Clock;
   /** Where background failures (a buffer flush) are reported. */
   onBackgroundError?: (error: unknown) => void;
-  /** Write-buffer tuning, for tests and benchmarks. */
-  flushIntervalMs?: number;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -67,10 +65,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     geo,
     visitors: new VisitorHasher(metadata.salts, clock),
   });
-  const buffer = new WriteBuffer(eventStore, {
-    onError,
-    ...(options.flushIntervalMs ? { intervalMs: options.flushIntervalMs } : {}),
-  });
+  const buffer = new WriteBuffer(eventStore, { onError, intervalMs: config.flushIntervalMs });
   const websites = new WebsiteService(metadata.websites, clock, {
     changed: (domain) => directory.invalidate(domain),
     deleted: async (websiteId) => {

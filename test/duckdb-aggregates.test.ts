@@ -23,6 +23,13 @@ function random(seed: number) {
   };
 }
 
+const LOCATIONS = [
+  { country: "US:United States", city: "US:Boston", continent: "NA:North America" },
+  { country: "US:United States", city: "", continent: "NA:North America" },
+  { country: "DE:Germany", city: "DE:Berlin", continent: "EU:Europe" },
+  { country: "", city: "", continent: "" },
+] as const;
+
 const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
 
 function randomEvents(next: () => number, count: number, start: number): StoredEvent[] {
@@ -43,9 +50,8 @@ function randomEvents(next: () => number, count: number, start: number): StoredE
       // Language and resolution may change within a visitor's day; the rest rarely do.
       resolution: pick(next, ["1920x1080", "390x844"]),
       language: pick(next, ["en", "de", "fr"]),
-      country: pick(next, ["US:United States", "DE:Germany"]),
-      city: pick(next, ["", "US:Boston", "DE:Berlin"]),
-      continent: pick(next, ["NA:North America", "EU:Europe"]),
+      // Locations as geolocation gives them: city and continent agree with the country.
+      ...pick(next, LOCATIONS),
       event: isEvent ? pick(next, ["Buy::", "Signup::"]) : "",
     };
   });

@@ -25,7 +25,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
           "--data-dir",
           dataDir,
         ]).lastLine;
-        const server = await startServer(["--data-dir", dataDir]);
+        // A long flush interval: the hits stay buffered until the signal.
+        const server = await startServer(["--data-dir", dataDir], { ANALYTICS_FLUSH_INTERVAL_MS: "600000" });
         let acknowledged = 0;
         try {
           const created = await fetch(`${server.baseUrl}/api/v1/websites`, {

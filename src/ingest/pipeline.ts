@@ -57,6 +57,7 @@ export class IngestPipeline {
 
     const referrer = referrerHost(hit.referrer);
     const kind = hit.event ? "event" : "pageview";
+    const isVisit = kind === "pageview" && referrer !== website.domain;
     const location = await this.parts.geo.lookup(ip);
     return {
       kept: true,
@@ -65,10 +66,11 @@ export class IngestPipeline {
         ts: hit.ts,
         visitor: await this.parts.visitors.visitorId(hit.ts, website.id, ip, hit.userAgent, scope),
         kind,
-        isVisit: kind === "pageview" && referrer !== website.domain,
+        isVisit,
         page: pageValue(url, website),
-        referrer: cut(referrer),
-        campaign: campaignOf(url),
+        // Referrer and campaign describe how a visit began; they count for nothing else.
+        referrer: isVisit ? cut(referrer) : "",
+        campaign: isVisit ? campaignOf(url) : "",
         browser: cut(agent.browser),
         os: cut(agent.os),
         device: agent.device,

@@ -13,26 +13,34 @@ const ROW_FILTERS: Record<RowFilter, string> = {
 function dimensionSql(dimension: Dimension): string {
   if (dimension === "day") return "strftime(ts, '%Y-%m-%d')";
   if (dimension === "hour") return "strftime(ts, '%H')";
-  return dimension; // a column of `events`, named by the catalog only
+  return dimension; // a column of `events_view`, named by the catalog only
 }
 
-/** Inserts every statistic recomputed from `events`; `$1` is the website id when `oneWebsite`. */
+/** Inserts every statistic recomputed from the events; `$1` is the website id when `oneWebsite`. */
 export function rebuildSql(oneWebsite: boolean): string {
   const filter = oneWebsite ? " AND website_id = $1" : "";
   const parts = STATS.map((stat) => {
     const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT visitor)";
     return `SELECT website_id, ${stat.id} AS stat, CAST(ts AS DATE) AS day, ${dimensionSql(stat.dimension)} AS value, ${count} AS count
-      FROM events WHERE ${ROW_FILTERS[stat.rows]}${filter} GROUP BY ALL`;
+      FROM events_view WHERE ${ROW_FILTERS[stat.rows]}${filter} GROUP BY ALL`;
   });
   return `INSERT INTO daily_stats (website_id, stat, day, value, count)\n${parts.join("\nUNION ALL\n")}`;
 }
 
-/** Merges the deltas of the days from `$1` to `$2` into one row per (website, stat, day, value). */
+/**
+ * Merges the recent deltas: days before `$1` (older than yesterday) move into daily_stats,
+ * the others stay in daily_stats_recent, one row per (website, statistic, day, value).
+ */
 export const COMPACT_SQL = [
-  `CREATE OR REPLACE TEMP TABLE compacted AS
-     SELECT website_id, stat, day, value, sum(count) AS count FROM daily_stats
-     WHERE day BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE) GROUP BY ALL`,
-  "DELETE FROM daily_stats WHERE day BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)",
-  "INSERT INTO daily_stats SELECT website_id, stat, day, value, count FROM compacted WHERE count <> 0",
-  "DROP TABLE compacted",
+  `CREATE OR REPLACE TEMP TABLE merged AS
+     SELECT website_id, stat, day, value, sum(count) AS count FROM daily_stats_recent GROUP BY ALL`,
+  "DELETE FROM daily_stats_recent",
+  // Sorted so each value's days are adjacent: the value column then compresses into runs.
+  `INSERT INTO daily_stats SELECT * FROM merged
+     WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value, day`,
+  "INSERT INTO daily_stats_recent SELECT * FROM merged WHERE day >= CAST($1 AS DATE) AND count <> 0",
+  "DROP TABLE merged",
 ];
+
+/** Both aggregate tables, for reading. */
+export const ALL_STATS_SQL = "(SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent)";

@@ -28,7 +28,7 @@ import {
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventKind, EventStore, StoredEvent } from "../ports.js";
-import { COMPACT_SQL, rebuildSql } from "./aggregate-sql.js";
+import { ALL_STATS_SQL, COMPACT_SQL, rebuildSql } from "./aggregate-sql.js";
 import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
@@ -47,7 +47,27 @@ const TEXT_FIELDS = [
   "continent",
   "event",
 ] as const;
-const EVENT_TYPES = [INTEGER, TIMESTAMP_S, UINTEGER, UTINYINT, BOOLEAN, ...TEXT_FIELDS.map(() => VARCHAR)];
+/** Text fields stored as they are; country, city and continent are stored as `geo`. */
+const STORED_TEXT = [
+  "page",
+  "referrer",
+  "campaign",
+  "browser",
+  "os",
+  "device",
+  "resolution",
+  "language",
+] as const;
+const EVENT_TYPES = [
+  INTEGER,
+  TIMESTAMP_S,
+  UINTEGER,
+  UTINYINT,
+  BOOLEAN,
+  ...STORED_TEXT.map(() => VARCHAR),
+  VARCHAR,
+  VARCHAR,
+];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
@@ -56,8 +76,8 @@ const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows one data chunk h
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
-/** Delta rows appended before recent days are compacted. */
-const COMPACT_AFTER_ROWS = 200_000;
+/** Delta rows appended to daily_stats_recent before it is merged. */
+const COMPACT_AFTER_ROWS = 20_000;
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
@@ -71,8 +91,10 @@ export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly days = new Map<string, VisitorDay>();
   private rememberedVisitors = 0;
-  private uncompacted = { rows: 0, first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
+  private uncompactedRows = 0;
   private prunedBefore = 0;
+  /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
+  private geoCodes: Set<string> | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -126,8 +148,14 @@ export class DuckDbEventStore implements EventStore {
       for (const [key, { websiteId, dayNumber }] of keys) {
         if (!this.days.has(key)) this.days.set(key, await this.loadDay(websiteId, dayNumber));
       }
+      if (!this.geoCodes) {
+        const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
+        this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
+      }
+      const knownCodes = this.geoCodes;
       const folded = foldBatch(events, (websiteId, dayNumber) => this.day(`${websiteId}:${dayNumber}`));
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
+      const added: string[] = [];
       try {
         await this.inTransaction(async () => {
           await appendRows(
@@ -135,6 +163,15 @@ export class DuckDbEventStore implements EventStore {
             EVENT_TYPES,
             eventColumns(events, folded.visitorNumbers),
           );
+          for (const [code, names] of geoNames(events)) {
+            if (knownCodes.has(code)) continue;
+            await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
+              code,
+              names.country,
+              names.continent,
+            ]);
+            added.push(code);
+          }
           const ids = folded.newIds.filter((id) => id.day >= recentFrom);
           if (ids.length > 0) {
             await appendRows(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
@@ -144,7 +181,7 @@ export class DuckDbEventStore implements EventStore {
               ids.map((id) => id.number),
             ]);
           }
-          await appendRows(await this.writer.createAppender("daily_stats"), DELTA_TYPES, [
+          await appendRows(await this.writer.createAppender("daily_stats_recent"), DELTA_TYPES, [
             folded.deltas.map((delta) => delta.websiteId),
             folded.deltas.map((delta) => delta.statId),
             folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
@@ -156,13 +193,10 @@ export class DuckDbEventStore implements EventStore {
         for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
         throw error;
       }
+      for (const code of added) knownCodes.add(code);
       for (const key of keys.keys()) this.touch(key);
-      for (const { dayNumber } of keys.values()) {
-        this.uncompacted.first = Math.min(this.uncompacted.first, dayNumber);
-        this.uncompacted.last = Math.max(this.uncompacted.last, dayNumber);
-      }
-      this.uncompacted.rows += folded.deltas.length;
-      if (this.uncompacted.rows >= COMPACT_AFTER_ROWS) await this.compact();
+      this.uncompactedRows += folded.deltas.length;
+      if (this.uncompactedRows >= COMPACT_AFTER_ROWS) await this.compact();
       await this.pruneVisitorIds(recentFrom);
     });
   }
@@ -179,7 +213,7 @@ export class DuckDbEventStore implements EventStore {
     const paging = params.length;
     const result = await this.reader.runAndReadAll(
       `SELECT value, CAST(sum(count) AS BIGINT) AS n, count(*) OVER () AS total
-       FROM daily_stats WHERE ${where}
+       FROM ${ALL_STATS_SQL} WHERE ${where}
        GROUP BY value HAVING sum(count) > 0
        ORDER BY ${order} ${direction}, value ASC
        LIMIT $${paging + 1} OFFSET $${paging + 2}`,
@@ -189,7 +223,7 @@ export class DuckDbEventStore implements EventStore {
     let total = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
       const counted = await this.reader.runAndReadAll(
-        `SELECT count(*) AS total FROM (SELECT value FROM daily_stats WHERE ${where} GROUP BY value HAVING sum(count) > 0)`,
+        `SELECT count(*) AS total FROM (SELECT value FROM ${ALL_STATS_SQL} WHERE ${where} GROUP BY value HAVING sum(count) > 0)`,
         params,
       );
       total = Number(counted.getRowObjects()[0]?.total ?? 0);
@@ -200,13 +234,11 @@ export class DuckDbEventStore implements EventStore {
   rebuildAggregates(websiteId?: number): Promise<void> {
     return this.serialised(() =>
       this.inTransaction(async () => {
-        if (websiteId === undefined) {
-          await this.writer.run("DELETE FROM daily_stats");
-          await this.writer.run(rebuildSql(false));
-        } else {
-          await this.writer.run("DELETE FROM daily_stats WHERE website_id = $1", [websiteId]);
-          await this.writer.run(rebuildSql(true), [websiteId]);
-        }
+        const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+        const params = websiteId === undefined ? [] : [websiteId];
+        await this.writer.run(`DELETE FROM daily_stats${where}`, params);
+        await this.writer.run(`DELETE FROM daily_stats_recent${where}`, params);
+        await this.writer.run(rebuildSql(websiteId !== undefined), params);
       }),
     );
   }
@@ -214,7 +246,7 @@ export class DuckDbEventStore implements EventStore {
   deleteWebsite(websiteId: number): Promise<void> {
     return this.serialised(async () => {
       await this.inTransaction(async () => {
-        for (const table of ["events", "daily_stats", "visitor_ids"]) {
+        for (const table of ["events", "daily_stats", "daily_stats_recent", "visitor_ids"]) {
           await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
         }
       });
@@ -236,7 +268,7 @@ export class DuckDbEventStore implements EventStore {
   async listEvents(websiteId: number): Promise<StoredEvent[]> {
     const result = await this.reader.runAndReadAll(
       `SELECT website_id, epoch(ts) AS seconds, visitor, kind, is_visit, ${TEXT_FIELDS.join(", ")}
-       FROM events WHERE website_id = $1 ORDER BY ts, rowid`,
+       FROM events_view WHERE website_id = $1 ORDER BY ts, seq`,
       [websiteId],
     );
     return result.getRowObjects().map((row) => {
@@ -276,8 +308,8 @@ export class DuckDbEventStore implements EventStore {
     for (const row of ids.getRowObjects()) day.remember(BigInt(row.hash as bigint), Number(row.visitor));
     const stored = await this.writer.runAndReadAll(
       `SELECT visitor, kind, CAST(hour(ts) AS INTEGER) AS hour, ${VISITOR_COLUMNS.map((c) => c.column).join(", ")}
-       FROM events WHERE website_id = $1 AND ts >= CAST($2 AS TIMESTAMP) AND ts < CAST($3 AS TIMESTAMP)
-       ORDER BY ts, rowid`,
+       FROM events_view WHERE website_id = $1 AND ts >= CAST($2 AS TIMESTAMP) AND ts < CAST($3 AS TIMESTAMP)
+       ORDER BY ts, seq`,
       [websiteId, from, to],
     );
     for (const row of stored.getRowObjects()) {
@@ -322,17 +354,19 @@ export class DuckDbEventStore implements EventStore {
     this.rememberedVisitors -= day.visitors;
   }
 
-  /** Merges the deltas appended since the last compaction into one row per value. */
+  /** Merges daily_stats_recent, moving days older than yesterday into daily_stats. */
   private async compact(): Promise<void> {
-    if (this.uncompacted.rows === 0) return;
-    const from = dayString(this.uncompacted.first);
-    const to = dayString(this.uncompacted.last);
+    if (this.uncompactedRows === 0) return;
+    const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
     await this.inTransaction(async () => {
       for (const statement of COMPACT_SQL) {
-        await this.writer.run(statement, statement.includes("$1") ? [from, to] : []);
+        await this.writer.run(statement, statement.includes("$1") ? [recentFrom] : []);
       }
     });
-    this.uncompacted = { rows: 0, first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
+    // Write the merge out now, so the blocks it freed are reused by the next batches
+    // instead of accumulating as free space in the file.
+    await this.writer.run("CHECKPOINT");
+    this.uncompactedRows = 0;
   }
 
   /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
@@ -374,11 +408,30 @@ function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): Du
     (columns[2] as DuckDBValue[])[row] = visitors[row] as number;
     (columns[3] as DuckDBValue[])[row] = KIND_CODES[event.kind];
     (columns[4] as DuckDBValue[])[row] = event.isVisit;
-    TEXT_FIELDS.forEach((field, i) => {
+    STORED_TEXT.forEach((field, i) => {
       (columns[5 + i] as DuckDBValue[])[row] = event[field];
     });
+    (columns[5 + STORED_TEXT.length] as DuckDBValue[])[row] = geoKey(event);
+    (columns[6 + STORED_TEXT.length] as DuckDBValue[])[row] = event.event;
   });
   return columns;
+}
+
+/** `US:Boston`; `US:` when only the country is known; "" when nothing is. */
+function geoKey(event: StoredEvent): string {
+  if (event.country === "") return "";
+  return event.city !== "" ? event.city : `${event.country.split(":", 1)[0]}:`;
+}
+
+/** The country and continent values of each country code in the batch, as the pipeline made them. */
+function geoNames(events: readonly StoredEvent[]): Map<string, { country: string; continent: string }> {
+  const names = new Map<string, { country: string; continent: string }>();
+  for (const event of events) {
+    if (event.country === "") continue;
+    const code = event.country.split(":", 1)[0] as string;
+    if (!names.has(code)) names.set(code, { country: event.country, continent: event.continent });
+  }
+  return names;
 }
 
 /** Appends column-major rows through `appender` in chunks of DuckDB's vector size, then closes it. */

@@ -2,17 +2,22 @@
 // DuckDbEventStore.migrate(). Never edit a released step: add the next one.
 //
 // - events: one row per pageview or custom event. `visitor` is the visitor's number on
-//   that website and day (dense, so it packs into a few bits); `ts` has second precision.
-// - daily_stats: counts per (website, statistic, day, value), appended as deltas with each
-//   batch and summed by queries; recent days are compacted now and then. No index: it
-//   would cost more space than the events themselves.
+//   that website and day (dense, so it packs into a few bits); `ts` has second precision;
+//   `geo` is the city value (`US:Boston`), or `US:` when only the country is known: country
+//   and continent follow from the code through `geo_names`, so they take no space per event.
+// - events_view: the events with city, country and continent as the statistics name them.
+// - daily_stats_recent: what each batch adds per (website, statistic, day, value), appended
+//   with the batch and merged now and then; rows of days older than yesterday then move,
+//   merged, into daily_stats, which is only ever appended to. Queries sum both. No index:
+//   it would cost more space than the events, and deleting only from the small recent
+//   table keeps the file from filling with freed blocks.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
 //   (the days whose salts still exist), so a restart goes on numbering the same visitors.
 
 export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
     version: 1,
-    name: "events, daily_stats, visitor_ids",
+    name: "events, geo_names, daily_stats, daily_stats_recent, visitor_ids",
     sql: `
       CREATE TABLE events (
         website_id INTEGER NOT NULL,
@@ -28,12 +33,30 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         device VARCHAR NOT NULL,
         resolution VARCHAR NOT NULL,
         language VARCHAR NOT NULL,
-        country VARCHAR NOT NULL,
-        city VARCHAR NOT NULL,
-        continent VARCHAR NOT NULL,
+        geo VARCHAR NOT NULL,
         event VARCHAR NOT NULL
       );
+      CREATE TABLE geo_names (
+        code VARCHAR NOT NULL,
+        country VARCHAR NOT NULL,
+        continent VARCHAR NOT NULL
+      );
+      CREATE VIEW events_view AS
+        SELECT e.*, e.rowid AS seq,
+          CASE WHEN e.geo LIKE '%:' THEN '' ELSE e.geo END AS city,
+          coalesce(n.country, '') AS country,
+          coalesce(n.continent, '') AS continent
+        FROM events e LEFT JOIN (
+          SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
+        ) n ON n.code = split_part(e.geo, ':', 1);
       CREATE TABLE daily_stats (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value VARCHAR NOT NULL,
+        count BIGINT NOT NULL
+      );
+      CREATE TABLE daily_stats_recent (
         website_id INTEGER NOT NULL,
         stat UTINYINT NOT NULL,
         day DATE NOT NULL,
