@@ -1,6 +1,7 @@
 // Builds the Fastify application from a container: body parsers, OpenAPI document and
 // docs page, health check, error handling and the /api/v1 scope. Never listens.
 
+import http from "node:http";
 import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -9,6 +10,7 @@ import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
 import { addRuleKeyword } from "./api/rule-keyword.js";
 import { collectRoutes } from "./collect/collect-routes.js";
+import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
 
@@ -20,8 +22,17 @@ export const API_BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
-  const app = Fastify({
+  let app: FastifyInstance;
+  const fast = fastCollect(container.collect, config.trustProxy, (error) =>
+    app.log.error({ err: error }, "request failed"),
+  );
+  app = Fastify({
     logger: options.logger ?? false,
+    // POST /api/event is answered straight from the server's listener (see fast-collect.ts).
+    serverFactory: (handler) =>
+      http.createServer((request, response) => {
+        if (!fast(request, response)) handler(request, response);
+      }),
     trustProxy: config.trustProxy,
     bodyLimit: API_BODY_LIMIT,
     return503OnClosing: true,
@@ -58,13 +69,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     }
   });
 
-  await app.register(collectRoutes, {
-    pipeline: container.pipeline,
-    buffer: container.buffer,
-    limiter: container.collectLimiter,
-    clock: container.clock,
-    tracker: loadTrackerAsset(),
-  });
+  await app.register(collectRoutes, { endpoint: container.collect, tracker: loadTrackerAsset() });
   await app.register(apiV1, {
     prefix: "/api/v1",
     users: container.users,

@@ -3,6 +3,7 @@
 
 import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
+import { CollectEndpoint } from "./collect/collect-endpoint.js";
 import type { Config } from "./config.js";
 import { bundledGeoDatabases, type GeoLookup, MmdbGeoLookup } from "./enrich/geo.js";
 import { UserAgentClassifier } from "./enrich/user-agent.js";
@@ -28,7 +29,7 @@ export interface Container {
   readonly buffer: WriteBuffer;
   readonly importer: EventImporter;
   readonly stats: StatsService;
-  readonly collectLimiter: CollectRateLimiter;
+  readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
   /** Flushes buffered events, then closes the stores. */
   close(): Promise<void>;
@@ -84,7 +85,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     buffer,
     importer: new EventImporter(metadata.websites, pipeline, eventStore, clock),
     stats: new StatsService(metadata.websites, eventStore),
-    collectLimiter: new CollectRateLimiter(config.collectRateLimit, clock),
+    collect: new CollectEndpoint(
+      pipeline,
+      buffer,
+      new CollectRateLimiter(config.collectRateLimit, clock),
+      clock,
+    ),
     geo,
     async close() {
       try {

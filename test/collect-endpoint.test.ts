@@ -327,3 +327,88 @@ describe("tracker script", () => {
     assert.equal(plain.body, source);
   });
 });
+
+describe("collection fast path over real HTTP", () => {
+  let t: TestApp;
+  let base = "";
+  let websiteId = 0;
+  before(async () => {
+    t = await createTestApp({ ANALYTICS_TRUST_PROXY: "1" });
+    const key = await t.createUser();
+    websiteId = (
+      await t.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "fast.example", exclude_ips: "203.0.113.7" },
+      })
+    ).json().data.id;
+    base = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(() => t.close());
+
+  const cases: [string, string | undefined, Record<string, string>, number, string | undefined][] = [
+    ["kept", JSON.stringify({ page: "https://fast.example/a" }), {}, 202, undefined],
+    ["invalid JSON", "{", {}, 202, "invalid"],
+    ["no page", JSON.stringify({ referrer: "" }), {}, 202, "invalid"],
+    ["unknown website", JSON.stringify({ page: "https://nope.example/" }), {}, 202, "unknown_website"],
+    ["bot", JSON.stringify({ page: "https://fast.example/" }), { "user-agent": "curl/8.5.0" }, 202, "bot"],
+    [
+      "excluded address from X-Forwarded-For",
+      JSON.stringify({ page: "https://fast.example/" }),
+      { "x-forwarded-for": "203.0.113.7, 10.0.0.1" },
+      202,
+      "excluded_ip",
+    ],
+    [
+      "too large",
+      JSON.stringify({ page: `https://fast.example/?q=${"x".repeat(17_000)}` }),
+      {},
+      413,
+      undefined,
+    ],
+  ];
+
+  it("answers every case as the in-process route does", async () => {
+    for (const [name, body, headers, status, dropped] of cases) {
+      const allHeaders = { "content-type": "text/plain", "user-agent": CHROME, ...headers };
+      const real = await fetch(`${base}/api/event`, {
+        method: "POST",
+        headers: allHeaders,
+        body: body ?? "",
+      });
+      assert.equal(real.status, status, name);
+      assert.equal(real.headers.get("x-analytics-dropped") ?? undefined, dropped, name);
+      if (status === 202) {
+        assert.equal(await real.text(), "", name);
+        assert.equal(real.headers.get("access-control-allow-origin"), "*", name);
+      } else {
+        assert.deepEqual(await real.json(), { message: "The request body is too large.", status: 413 }, name);
+      }
+      const injected = await t.app.inject({
+        method: "POST",
+        url: "/api/event",
+        headers: allHeaders,
+        payload: body ?? "",
+        remoteAddress: "127.0.0.1",
+      });
+      assert.equal(injected.statusCode, status, `${name} (route)`);
+      assert.equal(injected.headers["x-analytics-dropped"], dropped, `${name} (route)`);
+    }
+    await t.container.buffer.flush();
+    assert.equal(await t.container.events.countEvents(websiteId), 2, "one kept hit on each path");
+  });
+
+  it("leaves other methods and URLs to the framework", async () => {
+    const preflight = await fetch(`${base}/api/event`, { method: "OPTIONS" });
+    assert.equal(preflight.status, 204);
+    const withQuery = await fetch(`${base}/api/event?x=1`, {
+      method: "POST",
+      headers: { "user-agent": CHROME },
+      body: JSON.stringify({ page: "https://fast.example/q" }),
+    });
+    assert.equal(withQuery.status, 202);
+    assert.equal(withQuery.headers.get("x-analytics-dropped"), null);
+    const get = await fetch(`${base}/api/event`);
+    assert.equal(get.status, 404);
+  });
+});

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { VisitorHasher } from "../src/ingest/visitor-hasher.js";
+import { type SaltScope, VisitorHasher } from "../src/ingest/visitor-hasher.js";
 import { openSqliteMetadataStore } from "../src/storage/sqlite/open-sqlite.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -69,7 +69,7 @@ describe("visitor hasher", () => {
     const clock = new ManualClock("2026-08-10T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);
     const old = new Date("2026-01-01T00:00:00Z");
-    const scope = new Map<string, Buffer>();
+    const scope: SaltScope = new Map();
     const one = await hasher.visitorId(old, 1, "8.8.8.8", UA, scope);
     assert.equal(await hasher.visitorId(old, 1, "8.8.8.8", UA, scope), one);
     assert.notEqual(await hasher.visitorId(old, 1, "8.8.8.8", UA, new Map()), one);

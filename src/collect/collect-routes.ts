@@ -2,19 +2,17 @@
 // hits). The endpoint answers 202 with an empty body whatever happens, because a tracker
 // never retries; a dropped hit says why in X-Analytics-Dropped. Bodies are read as JSON
 // whether sent as application/json or text/plain (sendBeacon's type, which needs no CORS
-// preflight), and anything unreadable is dropped as invalid rather than refused.
+// preflight), and anything unreadable is dropped as invalid rather than refused. Real
+// traffic to POST /api/event takes the fast path (fast-collect.ts); this route documents
+// it and serves in-process requests, through the same CollectEndpoint.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
-import type { Clock } from "../clock.js";
-import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
-import { DROP_REASONS, type DropReason, type HitEvent } from "../ingest/hit.js";
-import type { IngestPipeline } from "../ingest/pipeline.js";
-import type { WriteBuffer } from "../ingest/write-buffer.js";
+import { DROP_REASONS, type DropReason } from "../ingest/hit.js";
+import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
 import type { TrackerAsset } from "./tracker-asset.js";
 
-export const COLLECT_BODY_LIMIT = 16 * 1024;
 const DROPPED_HEADER = "x-analytics-dropped";
 
 const EventPayload = Type.Object(
@@ -41,16 +39,13 @@ const EventPayload = Type.Object(
 );
 
 export interface CollectRoutesOptions {
-  pipeline: IngestPipeline;
-  buffer: WriteBuffer;
-  limiter: CollectRateLimiter;
-  clock: Clock;
+  endpoint: CollectEndpoint;
   tracker: TrackerAsset;
 }
 
 export async function collectRoutes(scope: FastifyInstance, options: CollectRoutesOptions) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { pipeline, buffer, limiter, clock, tracker } = options;
+  const { endpoint, tracker } = options;
 
   // Any body is read as text and parsed as JSON here; a parse failure becomes an invalid hit.
   app.removeAllContentTypeParsers();
@@ -97,8 +92,9 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   app.post(
     "/api/event",
     {
-      attachValidation: true,
       bodyLimit: COLLECT_BODY_LIMIT,
+      // The schema documents the payload; CollectEndpoint reads it (as the fast path does).
+      validatorCompiler: () => () => true,
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
@@ -110,22 +106,12 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
     },
     async (request, reply) => {
       reply.header("access-control-allow-origin", "*");
-      if (request.validationError) return accepted(reply, "invalid");
-      if (!limiter.allow(request.ip)) return accepted(reply, "rate_limited");
-      const body = request.body;
-      const outcome = await pipeline.processPublic({
-        page: body.page,
-        referrer: body.referrer ?? "",
-        screenResolution: body.screen_resolution ?? "",
-        event: (body.event as HitEvent | undefined) ?? null,
+      const dropped = await endpoint.handle(request.body, {
         ip: request.ip,
         userAgent: String(request.headers["user-agent"] ?? ""),
         acceptLanguage: String(request.headers["accept-language"] ?? ""),
-        ts: clock.now(),
       });
-      if (!outcome.kept) return accepted(reply, outcome.reason);
-      buffer.add(outcome.event);
-      return accepted(reply, null);
+      return accepted(reply, dropped);
     },
   );
 }

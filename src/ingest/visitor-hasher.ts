@@ -9,8 +9,8 @@ import type { SaltRepository } from "../storage/ports.js";
 
 const DAY_MS = 86_400_000;
 
-/** Salts for days no longer kept in the store, used consistently within one import. */
-export type SaltScope = Map<string, Buffer>;
+/** Salts for days no longer kept in the store (by UTC day number), used consistently within one import. */
+export type SaltScope = Map<number, Buffer>;
 
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -44,12 +44,11 @@ export class VisitorHasher {
       return this.storedSalt(dayNumber, todayNumber - 1);
     }
     // Older (or not yet begun) days have no stored salt; they get one for this scope only.
-    const day = utcDay(ts);
-    const transient = scope ?? new Map<string, Buffer>();
-    let salt = transient.get(day);
+    const transient: SaltScope = scope ?? new Map();
+    let salt = transient.get(dayNumber);
     if (!salt) {
       salt = randomBytes(32);
-      transient.set(day, salt);
+      transient.set(dayNumber, salt);
     }
     return salt;
   }

@@ -40,13 +40,9 @@ export function foldBatch(
   events: readonly StoredEvent[],
   days: (websiteId: number, dayNumber: number) => VisitorDay,
 ): FoldedBatch {
-  const counts = new Map<string, Delta>();
-  const add = (websiteId: number, statId: number, day: string, value: string) => {
-    const key = `${websiteId}\u0001${statId}\u0001${day}\u0001${value}`;
-    const delta = counts.get(key);
-    if (delta) delta.count += 1;
-    else counts.set(key, { websiteId, statId, day, value, count: 1 });
-  };
+  // Per (website, day) group, per statistic, value -> count: no string keys to build per hit.
+  const groups = new Map<VisitorDay, { websiteId: number; byStat: Map<string, number>[] }>();
+  const statSlots = Math.max(...STATS.map((stat) => stat.id)) + 1;
   const visitorNumbers = new Uint32Array(events.length);
   const newIds: FoldedBatch["newIds"] = [];
   const values: string[] = new Array(VISITOR_COLUMNS.length);
@@ -55,6 +51,16 @@ export function foldBatch(
     const dayNumber = dayNumberOf(event);
     const visitorDay = days(event.websiteId, dayNumber);
     const { day } = visitorDay;
+    let group = groups.get(visitorDay);
+    if (!group) {
+      group = { websiteId: event.websiteId, byStat: Array.from({ length: statSlots }, () => new Map()) };
+      groups.set(visitorDay, group);
+    }
+    const byStat = group.byStat;
+    const add = (statId: number, value: string) => {
+      const counts = byStat[statId] as Map<string, number>;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
+    };
     const hour = Math.floor((event.ts.getTime() / 1000 - dayNumber * DAY_SECONDS) / 3600);
     const { number, created } = visitorDay.numberOf(event.visitor);
     visitorNumbers[index] = number;
@@ -72,14 +78,21 @@ export function foldBatch(
           : stat.dimension === "hour"
             ? (HOURS[hour] as string)
             : event[stat.dimension];
-      add(event.websiteId, stat.id, day, value);
+      add(stat.id, value);
     }
     if (event.kind === "pageview") {
       VISITOR_COLUMNS.forEach((column, i) => {
         values[i] = event[column.column];
       });
-      visitorDay.pageview(number, hour, values, (statId, value) => add(event.websiteId, statId, day, value));
+      visitorDay.pageview(number, hour, values, add);
     }
   });
-  return { visitorNumbers, newIds, deltas: [...counts.values()] };
+  const deltas: Delta[] = [];
+  for (const [visitorDay, { websiteId, byStat }] of groups) {
+    byStat.forEach((counts, statId) => {
+      for (const [value, count] of counts)
+        deltas.push({ websiteId, statId, day: visitorDay.day, value, count });
+    });
+  }
+  return { visitorNumbers, newIds, deltas };
 }

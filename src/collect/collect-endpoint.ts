@@ -1,0 +1,69 @@
+// What POST /api/event does with a hit, shared by the Fastify route (documented, used by
+// inject tests) and the raw fast path (fast-collect.ts): read the payload, apply the
+// per-address allowance, run the pipeline, buffer a kept event, and say why a hit was
+// dropped. The payload is checked here by hand, once, so both paths read it alike.
+
+import type { Clock } from "../clock.js";
+import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
+import type { DropReason, HitEvent } from "../ingest/hit.js";
+import type { IngestPipeline } from "../ingest/pipeline.js";
+import type { WriteBuffer } from "../ingest/write-buffer.js";
+
+export const COLLECT_BODY_LIMIT = 16 * 1024;
+
+export interface HitContext {
+  ip: string;
+  userAgent: string;
+  acceptLanguage: string;
+}
+
+interface Payload {
+  page: string;
+  referrer: string;
+  screenResolution: string;
+  event: HitEvent | null;
+}
+
+export class CollectEndpoint {
+  constructor(
+    private readonly pipeline: IngestPipeline,
+    private readonly buffer: WriteBuffer,
+    private readonly limiter: CollectRateLimiter,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records the hit; resolves to why it was dropped, or null when it was kept. */
+  async handle(body: unknown, context: HitContext): Promise<DropReason | null> {
+    const payload = readPayload(body);
+    if (!payload) return "invalid";
+    if (!this.limiter.allow(context.ip)) return "rate_limited";
+    const outcome = await this.pipeline.processPublic({ ...payload, ...context, ts: this.clock.now() });
+    if (!outcome.kept) return outcome.reason;
+    this.buffer.add(outcome.event);
+    return null;
+  }
+}
+
+/** The tracker's JSON body, or null when it is not one. Optional fields of the wrong type are ignored. */
+export function readPayload(body: unknown): Payload | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const { page, referrer, screen_resolution: resolution, event } = body as Record<string, unknown>;
+  if (typeof page !== "string") return null;
+  let hitEvent: HitEvent | null = null;
+  if (event !== undefined && event !== null) {
+    if (typeof event !== "object" || Array.isArray(event)) return null;
+    const { name, value, unit } = event as Record<string, unknown>;
+    if (typeof name !== "string") return null;
+    hitEvent = {
+      name,
+      value: typeof value === "string" || typeof value === "number" ? value : undefined,
+      unit: typeof unit === "string" ? unit : undefined,
+    };
+  }
+  return {
+    page,
+    referrer: typeof referrer === "string" ? referrer : "",
+    screenResolution: typeof resolution === "string" ? resolution : "",
+    event: hitEvent,
+  };
+}

@@ -1,0 +1,80 @@
+// The fast path of POST /api/event, served straight from the HTTP server's request
+// listener: a collection endpoint takes every pageview of every tracked site, and the
+// framework's per-request work would cost more than the ingest itself. It answers exactly
+// as the Fastify route does (CollectEndpoint decides), and leaves every other request,
+// including OPTIONS and any query string, to Fastify.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
+
+const TOO_LARGE = JSON.stringify({ message: "The request body is too large.", status: 413 });
+const SERVER_ERROR = JSON.stringify({ message: "Server Error", status: 500 });
+
+/** Returns a listener that handles POST /api/event and returns false for anything else. */
+export function fastCollect(
+  endpoint: CollectEndpoint,
+  trustProxy: boolean,
+  onError: (error: unknown) => void,
+) {
+  return (request: IncomingMessage, response: ServerResponse): boolean => {
+    if (request.method !== "POST" || request.url !== "/api/event") return false;
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > COLLECT_BODY_LIMIT) {
+      tooLarge(request, response);
+      return true;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > COLLECT_BODY_LIMIT) return tooLarge(request, response);
+      chunks.push(chunk);
+    });
+    request.on("end", () => {
+      if (size > COLLECT_BODY_LIMIT) return;
+      let body: unknown = null;
+      try {
+        body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+      } catch {
+        // not JSON: CollectEndpoint drops it as invalid
+      }
+      endpoint
+        .handle(body, {
+          ip: clientAddress(request, trustProxy),
+          userAgent: request.headers["user-agent"] ?? "",
+          acceptLanguage: request.headers["accept-language"] ?? "",
+        })
+        .then(
+          (dropped) => accepted(response, dropped),
+          (error: unknown) => {
+            onError(error); // as the framework would: a bare 500, the cause logged
+            response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(SERVER_ERROR);
+          },
+        );
+    });
+    return true;
+  };
+}
+
+/** The socket address, or with a trusted proxy the left-most X-Forwarded-For entry (as Fastify's request.ip). */
+function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = request.headers["x-forwarded-for"];
+  if (trustProxy && typeof forwarded === "string" && forwarded !== "") {
+    return (forwarded.split(",", 1)[0] ?? "").trim();
+  }
+  return request.socket.remoteAddress ?? "";
+}
+
+function accepted(response: ServerResponse, dropped: string | null): void {
+  const headers: Record<string, string> = { "access-control-allow-origin": "*", "content-length": "0" };
+  if (dropped) headers["x-analytics-dropped"] = dropped;
+  response.writeHead(202, headers).end();
+}
+
+function tooLarge(request: IncomingMessage, response: ServerResponse): void {
+  if (response.headersSent) return;
+  response
+    .writeHead(413, { "content-type": "application/json; charset=utf-8", connection: "close" })
+    .end(TOO_LARGE);
+  request.resume();
+}
