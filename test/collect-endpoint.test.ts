@@ -134,7 +134,7 @@ describe("public collection endpoint", () => {
       [{ name: "Num", value: 7 }, "Num:7:"],
       [{ name: "LongUnit", value: "1", unit: "u".repeat(33) }, "LongUnit:1:"],
     ];
-    for (const [event, expected] of cases) {
+    for (const [event] of cases) {
       const response = await hit({ body: { page: "https://shop.example/checkout", event } });
       assert.equal(response.statusCode, 202);
       assert.equal(response.headers["x-analytics-dropped"], undefined, JSON.stringify(event));

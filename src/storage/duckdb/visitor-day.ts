@@ -68,7 +68,9 @@ export class VisitorDay {
       this.firstValues[number] = [...values];
       if (count) {
         count(VISITORS_PER_DAY as number, this.day);
-        VISITOR_COLUMNS.forEach((column, i) => count(column.id, values[i] as string));
+        VISITOR_COLUMNS.forEach((column, i) => {
+          count(column.id, values[i] as string);
+        });
       }
     } else {
       VISITOR_COLUMNS.forEach((column, i) => {
