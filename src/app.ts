@@ -19,6 +19,8 @@ export interface AppOptions {
 }
 
 export const API_BODY_LIMIT = 1024 * 1024;
+/** How long an idle keep-alive connection stays open (Fastify's own default). */
+const KEEP_ALIVE_MS = 72_000;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
@@ -29,10 +31,16 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app = Fastify({
     logger: options.logger ?? false,
     // POST /api/event is answered straight from the server's listener (see fast-collect.ts).
-    serverFactory: (handler) =>
-      http.createServer((request, response) => {
+    serverFactory: (handler) => {
+      const server = http.createServer((request, response) => {
         if (!fast(request, response)) handler(request, response);
-      }),
+      });
+      // Fastify sets these only on servers it creates. Trackers keep connections open for
+      // long; Node's 5 s idle close races requests written just as it happens.
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+      return server;
+    },
     trustProxy: config.trustProxy,
     bodyLimit: API_BODY_LIMIT,
     return503OnClosing: true,

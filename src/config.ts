@@ -137,7 +137,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "1000",
     parse: integerIn(10, 3_600_000),
     description:
-      "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 5,000 are waiting, and on shutdown).",
+      "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 1,000 are waiting, and on shutdown).",
   },
   logLevel: {
     env: "ANALYTICS_LOG_LEVEL",

@@ -398,6 +398,11 @@ describe("collection fast path over real HTTP", () => {
     assert.equal(await t.container.events.countEvents(websiteId), 2, "one kept hit on each path");
   });
 
+  it("keeps idle connections open as long as the framework would (trackers reuse them)", () => {
+    assert.equal(t.app.server.keepAliveTimeout, 72_000);
+    assert.ok(t.app.server.headersTimeout > t.app.server.keepAliveTimeout);
+  });
+
   it("leaves other methods and URLs to the framework", async () => {
     const preflight = await fetch(`${base}/api/event`, { method: "OPTIONS" });
     assert.equal(preflight.status, 204);
