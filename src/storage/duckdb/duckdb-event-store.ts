@@ -33,20 +33,6 @@ import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
-const TEXT_FIELDS = [
-  "page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-  "country",
-  "city",
-  "continent",
-  "event",
-] as const;
 /** Text fields stored as they are; country, city and continent are stored as `geo`. */
 const STORED_TEXT = [
   "page",
@@ -58,6 +44,8 @@ const STORED_TEXT = [
   "resolution",
   "language",
 ] as const;
+/** Every text field of a StoredEvent, as events_view gives them back. */
+const TEXT_FIELDS = [...STORED_TEXT, "country", "city", "continent", "event"] as const;
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
