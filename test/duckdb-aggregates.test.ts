@@ -83,7 +83,9 @@ describe("embedded store aggregates", () => {
       // "Now" is the last generated day, so two of the three days keep visitor ids.
       const clock = new ManualClock(new Date(start + 2.5 * 86_400_000));
       const next = random(seed);
-      let store = await DuckDbEventStore.open(dir, { clock });
+      // Tiny merge thresholds: merges and moves into daily_stats happen between batches.
+      const options = { clock, compactAfterRows: 40, keepRecentRows: 30 };
+      let store = await DuckDbEventStore.open(dir, options);
       try {
         await store.migrate();
         let sent = 0;
@@ -93,7 +95,7 @@ describe("embedded store aggregates", () => {
           sent += size;
           if (round === 2 || round === 4) {
             await store.close(); // the next insert must restore each day's memory from storage
-            store = await DuckDbEventStore.open(dir, { clock });
+            store = await DuckDbEventStore.open(dir, options);
           }
         }
         assert.equal(await store.countEvents(), sent);

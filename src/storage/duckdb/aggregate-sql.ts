@@ -27,15 +27,17 @@ export function rebuildSql(oneWebsite: boolean): string {
   return `INSERT INTO daily_stats (website_id, stat, day, value, count)\n${parts.join("\nUNION ALL\n")}`;
 }
 
-/**
- * Merges the recent deltas: days before `$1` (older than yesterday) move into daily_stats,
- * the others stay in daily_stats_recent, one row per (website, statistic, day, value).
- */
-export const COMPACT_SQL = [
-  `CREATE OR REPLACE TEMP TABLE merged AS
-     SELECT website_id, stat, day, value, sum(count) AS count FROM daily_stats_recent GROUP BY ALL`,
+/** Merges the recent deltas into one row per (website, statistic, day, value): step 1. */
+export const MERGE_RECENT_SQL = `CREATE OR REPLACE TEMP TABLE merged AS
+  SELECT website_id, stat, day, value, sum(count) AS count FROM daily_stats_recent GROUP BY ALL`;
+
+/** Rows per day of the merged deltas, newest first, to choose which days stay recent. */
+export const MERGED_DAYS_SQL =
+  "SELECT strftime(day, '%Y-%m-%d') AS day, count(*) AS n FROM merged GROUP BY day ORDER BY day DESC";
+
+/** Step 2: days before `$1` move into daily_stats (sorted so value runs compress); the rest stay. */
+export const MOVE_MERGED_SQL = [
   "DELETE FROM daily_stats_recent",
-  // Sorted so each value's days are adjacent: the value column then compresses into runs.
   `INSERT INTO daily_stats SELECT * FROM merged
      WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value, day`,
   "INSERT INTO daily_stats_recent SELECT * FROM merged WHERE day >= CAST($1 AS DATE) AND count <> 0",

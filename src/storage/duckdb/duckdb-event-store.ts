@@ -28,7 +28,13 @@ import {
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventKind, EventStore, StoredEvent } from "../ports.js";
-import { ALL_STATS_SQL, COMPACT_SQL, rebuildSql } from "./aggregate-sql.js";
+import {
+  ALL_STATS_SQL,
+  MERGE_RECENT_SQL,
+  MERGED_DAYS_SQL,
+  MOVE_MERGED_SQL,
+  rebuildSql,
+} from "./aggregate-sql.js";
 import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
@@ -65,7 +71,13 @@ const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
 /** Delta rows appended to daily_stats_recent before it is merged. */
-const COMPACT_AFTER_ROWS = 20_000;
+const COMPACT_AFTER_ROWS = 50_000;
+/**
+ * Merged rows kept in daily_stats_recent (newest days first; today and yesterday always).
+ * A day moves to daily_stats once it falls out of this window, so traffic and imports in
+ * time order move each day once, as one row per value.
+ */
+const KEEP_RECENT_ROWS = 200_000;
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
@@ -73,6 +85,9 @@ export interface DuckDbOptions {
   threads?: number;
   /** Decides which days are recent enough to keep their visitor ids (today, yesterday). */
   clock?: Clock;
+  /** Merge tuning (tests use small values to exercise every path). */
+  compactAfterRows?: number;
+  keepRecentRows?: number;
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -89,6 +104,8 @@ export class DuckDbEventStore implements EventStore {
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
+    private readonly compactAfterRows: number,
+    private readonly keepRecentRows: number,
   ) {}
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
@@ -101,6 +118,8 @@ export class DuckDbEventStore implements EventStore {
       await instance.connect(),
       await instance.connect(),
       options.clock ?? systemClock,
+      options.compactAfterRows ?? COMPACT_AFTER_ROWS,
+      options.keepRecentRows ?? KEEP_RECENT_ROWS,
     );
     return store;
   }
@@ -184,7 +203,7 @@ export class DuckDbEventStore implements EventStore {
       for (const code of added) knownCodes.add(code);
       for (const key of keys.keys()) this.touch(key);
       this.uncompactedRows += folded.deltas.length;
-      if (this.uncompactedRows >= COMPACT_AFTER_ROWS) await this.compact();
+      if (this.uncompactedRows >= this.compactAfterRows) await this.compact();
       await this.pruneVisitorIds(recentFrom);
     });
   }
@@ -342,13 +361,24 @@ export class DuckDbEventStore implements EventStore {
     this.rememberedVisitors -= day.visitors;
   }
 
-  /** Merges daily_stats_recent, moving days older than yesterday into daily_stats. */
+  /** Merges daily_stats_recent and moves the days that fall out of its window into daily_stats. */
   private async compact(): Promise<void> {
     if (this.uncompactedRows === 0) return;
-    const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
+    const yesterday = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
     await this.inTransaction(async () => {
-      for (const statement of COMPACT_SQL) {
-        await this.writer.run(statement, statement.includes("$1") ? [recentFrom] : []);
+      await this.writer.run(MERGE_RECENT_SQL);
+      const days = (await this.writer.runAndReadAll(MERGED_DAYS_SQL)).getRowObjects();
+      let kept = 0;
+      let moveBefore = "0000-01-01";
+      for (const { day, n } of days) {
+        kept += Number(n);
+        if (String(day) < yesterday && kept > this.keepRecentRows) {
+          moveBefore = dayString(dayNumberFromString(String(day)) + 1);
+          break;
+        }
+      }
+      for (const statement of MOVE_MERGED_SQL) {
+        await this.writer.run(statement, statement.includes("$1") ? [moveBefore] : []);
       }
     });
     // Write the merge out now, so the blocks it freed are reused by the next batches
