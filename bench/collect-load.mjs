@@ -21,6 +21,13 @@
 // This keeps the generator's own cost and pauses well below what it measures. Every answer
 // is classified: 202 without X-Analytics-Dropped is accepted; 202 with it is dropped (by
 // reason); anything else, and any socket error or timeout, is a failure.
+//
+// Like any HTTP client that keeps connections alive (browsers, undici), a connection is not
+// reused once the server may have closed it for being idle: after the server closed it, or
+// when it has been idle for longer than the `Keep-Alive: timeout=N` the server announced,
+// less a second; the next request then goes on a new connection (its latency includes the
+// connect). Otherwise a request written at the moment the server closes an idle socket would
+// be lost and count as a failure of the server.
 
 import fs from "node:fs";
 import net from "node:net";
@@ -78,16 +85,25 @@ class Connection {
     this.buffer = null;
     this.onAnswer = null;
     this.sentAt = 0;
+    this.usedAt = 0;
+    this.idleLimitMs = Number.POSITIVE_INFINITY;
+    this.closed = false;
+    this.reconnects = 0;
   }
 
   open() {
     return new Promise((resolve, reject) => {
       this.socket = net.connect(this.target.port, this.target.host);
+      this.closed = false;
+      this.usedAt = performance.now();
       this.socket.setNoDelay(true);
       this.socket.once("connect", () => resolve(this));
       this.socket.once("error", reject);
       this.socket.on("data", (chunk) => this.read(chunk));
-      this.socket.on("close", () => this.fail("closed"));
+      this.socket.on("close", () => {
+        this.closed = true;
+        if (this.onAnswer) this.fail("closed");
+      });
       this.socket.on("error", () => undefined);
     });
   }
@@ -95,6 +111,13 @@ class Connection {
   send(bytes, onAnswer) {
     this.onAnswer = onAnswer;
     this.sentAt = performance.now();
+    // A connection the server closed, or may be closing, for being idle: use a new one
+    // (writes to a connecting socket are sent once it is connected).
+    if (this.closed || this.sentAt - this.usedAt > this.idleLimitMs) {
+      this.reconnects += 1;
+      this.reopen();
+    }
+    this.usedAt = this.sentAt;
     this.socket.write(bytes);
   }
 
@@ -116,6 +139,9 @@ class Connection {
     this.buffer = this.buffer.length > end ? this.buffer.subarray(end) : null;
     const dropped = /\r\nx-analytics-dropped:\s*([^\r]*)/i.exec(head);
     const closing = /\r\nconnection:\s*close/i.test(head);
+    const keepAlive = /\r\nkeep-alive:\s*timeout=(\d+)/i.exec(head);
+    if (keepAlive) this.idleLimitMs = Math.max(500, (Number(keepAlive[1]) - 1) * 1000);
+    this.usedAt = performance.now();
     this.answer({ status: Number(head.slice(9, 12)), dropped: dropped ? dropped[1] : undefined });
     if (closing) this.reopen();
   }
@@ -310,6 +336,7 @@ export async function openLoop({ url, rate, duration, seed = 1, connections = 25
     dropped: result.dropped,
     statuses: result.statuses,
     errors: result.errors,
+    reconnects: pool.reduce((total, connection) => total + connection.reconnects, 0),
     achievedRate: Math.round(total / ((lastDue - start) / 1000 + intervalMs / 1000)),
     drainMs: Math.round(end - lastDue),
     latencyMs: percentiles(result.latencies, result.count),
@@ -362,6 +389,7 @@ export async function closedLoop({ url, connections = 64, duration, seed = 1, hi
     dropped: result.dropped,
     statuses: result.statuses,
     errors: result.errors,
+    reconnects: pool.reduce((total, connection) => total + connection.reconnects, 0),
     seconds: Math.round(seconds * 1000) / 1000,
     requestsPerSecond: Math.round(result.count / seconds),
     latencyMs: percentiles(result.latencies, result.count),

@@ -564,6 +564,7 @@ function pickOpen(result) {
     statuses,
     errors,
     unanswered,
+    reconnects,
     achievedRate,
     latencyMs,
     sendLagMs,
@@ -577,6 +578,7 @@ function pickOpen(result) {
     statuses,
     errors,
     unanswered,
+    reconnects,
     achievedRate,
     latencyMs,
     sendLagMs,
@@ -707,7 +709,7 @@ function details(report) {
         `  ${ref.server} under the open loop at ${ref.achievedRate}/s: latency p50 ${ref.latencyMs.p50} / p99 ${ref.latencyMs.p99} / max ${ref.latencyMs.max} ms; ${ref.cpuUsPerRequest} µs CPU/request; CPU: server ${ref.cpu.serverPct}%, rest ${ref.cpu.restPct}%; over ${ref.slow.thresholdMs} ms: ${ref.slow.share}%`,
     ),
     `  closed-loop store: ${closed.store.rows} rows for ${closed.store.acknowledged} answers counted${closed.loader === "wrk" ? " (wrk abandons in-flight requests at its end)" : ""}, exit ${closed.exit.code}`,
-    `open loop: sent ${stored.open.sent} at ${stored.open.achievedRate}/s, accepted ${stored.open.accepted}, latency p50 ${stored.open.latencyMs.p50} / p90 ${stored.open.latencyMs.p90} / p99 ${stored.open.latencyMs.p99} / p99.9 ${stored.open.latencyMs.p999} / max ${stored.open.latencyMs.max} ms; generator lag p99 ${stored.open.sendLagMs.p99} ms, max ${stored.open.sendLagMs.max} ms; at most ${stored.open.maxQueued} requests waited for a connection`,
+    `open loop: sent ${stored.open.sent} at ${stored.open.achievedRate}/s, accepted ${stored.open.accepted}, latency p50 ${stored.open.latencyMs.p50} / p90 ${stored.open.latencyMs.p90} / p99 ${stored.open.latencyMs.p99} / p99.9 ${stored.open.latencyMs.p999} / max ${stored.open.latencyMs.max} ms; generator lag p99 ${stored.open.sendLagMs.p99} ms, max ${stored.open.sendLagMs.max} ms; at most ${stored.open.maxQueued} requests waited for a connection; ${stored.open.reconnects} requests went on a new connection (the server had closed the previous one, or might have, as idle); errors ${JSON.stringify(stored.open.errors)}, unanswered ${stored.open.unanswered}`,
     `  over ${stored.open.slow.thresholdMs} ms: ${stored.open.slow.requests} requests (${stored.open.slow.share}%) in ${stored.open.slow.windows} separate ${100} ms windows (${stored.open.slow.windowsPerSecond} per second)`,
     `  server CPU ${stored.open.cpu.serverMs} ms for ${stored.open.accepted} events = ${stored.open.cpuUsPerEvent} µs/event (main thread ${perEventUs(stored.open.cpu.serverMainMs, stored.open.accepted)}, other threads ${perEventUs(stored.open.cpu.serverOtherThreadsMs, stored.open.accepted)}); CPU: server ${stored.open.cpu.serverPct}%, load ${stored.open.cpu.loadPct}%, rest ${stored.open.cpu.restPct}%; attempts ${stored.open.attempts}`,
     ...stored.sweep.map(
@@ -721,6 +723,11 @@ function details(report) {
       .join(
         ", ",
       )}; indexes and metadata ${stored.store.breakdown.indexesAndMetadata}; free blocks ${stored.store.breakdown.freeBlocks}`,
+    `  each table copied alone into a fresh file (empty file ${stored.store.tableFiles.emptyFileBytes} B, subtracted): ${Object.entries(
+      stored.store.tableFiles.tables,
+    )
+      .map(([table, copy]) => `${table} ${copy.bytes} B = ${copy.bytesPerEvent} B/event`)
+      .join(", ")}`,
     `  bytes per event by column of events: ${stored.store.columns
       .map(
         (column) =>

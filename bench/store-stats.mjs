@@ -1,6 +1,9 @@
 // What a stopped server left in its event store: opens DATA_DIR/events.duckdb, runs a
 // CHECKPOINT, counts the events, then measures the file (and its WAL, if any) on disk, and
-// estimates where the bytes go: each table, and each column of `events`.
+// estimates where the bytes go: each table, and each column of `events`. It also copies
+// each table on its own into a fresh file (`tableFiles`): the size each table would take
+// alone, compressed as DuckDB writes a table in one go. The copies go to a temporary
+// directory inside DATA_DIR and are removed at the end.
 // Run it only while no server uses the data directory.
 //
 //   node bench/store-stats.mjs --data-dir DIR
@@ -23,6 +26,7 @@ export async function storeStats(dataDir) {
   let byKind;
   let database;
   let tables;
+  let tableFiles;
   try {
     await connection.run("CHECKPOINT");
     rows = Number((await query("SELECT count(*) AS n FROM events"))[0].n);
@@ -39,6 +43,7 @@ export async function storeStats(dataDir) {
       freeBlocks: Number(size.free_blocks),
     };
     tables = await tableSizes(query, database.blockSize);
+    tableFiles = await tableFileSizes(connection, dataDir, tables);
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -63,8 +68,55 @@ export async function storeStats(dataDir) {
       freeBlocks: perEvent(database.freeBlocks * database.blockSize, rows),
     },
     tableRows: Object.fromEntries(tables.map((table) => [table.name, table.rows])),
+    // Each table copied alone into a fresh file: bytes, bytes per event, and the empty
+    // file's size (headers and metadata, counted in every copy).
+    tableFiles: {
+      emptyFileBytes: tableFiles.emptyFileBytes,
+      tables: Object.fromEntries(
+        tableFiles.tables.map((table) => [
+          table.name,
+          { bytes: table.bytes, bytesPerEvent: perEvent(table.bytes - tableFiles.emptyFileBytes, rows) },
+        ]),
+      ),
+    },
     columns: tables.find((table) => table.name === "events")?.columns ?? [],
   };
+}
+
+/**
+ * Copies each table into its own new database file (in a temporary directory inside
+ * `dataDir`), checkpoints and measures it; also an empty file holding one empty table.
+ */
+async function tableFileSizes(connection, dataDir, tables) {
+  const dir = fs.mkdtempSync(path.join(dataDir, "split-"));
+  const quote = (name) => `"${name.replace(/"/g, '""')}"`;
+  const copy = async (label, create) => {
+    const file = path.join(dir, `${label}.duckdb`);
+    await connection.run(`ATTACH '${file.replace(/'/g, "''")}' AS split_copy`);
+    try {
+      await connection.run(create);
+      await connection.run("CHECKPOINT split_copy");
+    } finally {
+      await connection.run("DETACH split_copy");
+    }
+    return sizeOf(file) + sizeOf(`${file}.wal`);
+  };
+  try {
+    const emptyFileBytes = await copy("empty", "CREATE TABLE split_copy.t (x INTEGER)");
+    const sizes = [];
+    for (const { name } of tables) {
+      sizes.push({
+        name,
+        bytes: await copy(
+          `table-${sizes.length}`,
+          `CREATE TABLE split_copy.${quote(name)} AS SELECT * FROM main.${quote(name)}`,
+        ),
+      });
+    }
+    return { emptyFileBytes, tables: sizes };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

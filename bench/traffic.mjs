@@ -526,7 +526,7 @@ export function createTraffic(options = {}) {
   const host = () => (random() < 0.1 ? `www.${domain}` : domain);
 
   const startVisit = () => {
-    const visitor = visitors[visitorPick(random)];
+    const visitor = visitors.at(visitorPick(random));
     const source = random() < 0.04 ? blogs[blogPick(random)] : REFERRERS[referrerPick(random)][0];
     let path = paths[pagePick(random)];
     if (random() < 0.06) {
@@ -554,8 +554,12 @@ export function createTraffic(options = {}) {
 
   return {
     domain,
+    /** The pool: `visitors.length`, and `visitors.at(i)` the i-th visitor. */
     visitors,
-    /** The next hit: { page, referrer, screenResolution, ip, userAgent, acceptLanguage, event }. */
+    /**
+     * The next hit: { page, referrer, screenResolution, ip, userAgent, acceptLanguage, event,
+     * visitorIndex } (visitorIndex: the visitor's place in `visitors`).
+     */
     next() {
       const view = open.length === 0 || random() < visitShare ? startVisit() : continueVisit();
       const { visitor } = view;
@@ -574,6 +578,7 @@ export function createTraffic(options = {}) {
         userAgent: visitor.userAgent,
         acceptLanguage: visitor.acceptLanguage,
         event,
+        visitorIndex: visitor.index,
       };
     },
   };
@@ -597,31 +602,64 @@ function makePaths(random, count) {
   return paths;
 }
 
+/**
+ * The visitor pool, compact so that tens of millions of visitors fit in memory: each
+ * visitor's draws are kept as small numbers in typed arrays (about 17 bytes a visitor), and
+ * `at(i)` builds the visitor { index, ip, country, userAgent, acceptLanguage,
+ * screenResolution } when it is needed. The draws, and so the visitors, are the same as
+ * those of a pool of plain objects.
+ */
 function makeVisitors(random, count, ipv6Share) {
   const countryPick = weightedIndex(COUNTRIES.map((country) => country.share));
   const agentPick = weightedIndex(USER_AGENTS.map((agent) => agent.share));
   const screenPicks = Object.fromEntries(
     Object.entries(SCREENS).map(([kind, list]) => [kind, weightedIndex(list.map(([, share]) => share))]),
   );
-  const visitors = new Array(count);
+  const countryOf = new Uint8Array(count);
+  const agentOf = new Uint8Array(count);
+  const ipv6 = new Uint8Array(count);
+  const prefixOf = new Uint8Array(count);
+  const ipParts = new Uint16Array(count * 6); // IPv6: 6 groups; IPv4: the last 2 bytes
+  const languageOf = new Uint8Array(count); // 255: "en-US,en;q=0.9"; otherwise the country's
+  const screenOf = new Uint8Array(count);
+  const index = (list) => Math.floor(random() * list.length); // as pick()
   for (let i = 0; i < count; i++) {
-    const country = COUNTRIES[countryPick(random)];
-    const agent = USER_AGENTS[agentPick(random)];
-    const screens = SCREENS[agent.screen];
-    const hex = () => Math.floor(random() * 65_536).toString(16);
-    const ip =
-      random() < ipv6Share
-        ? `${pick(random, country.ipv6)}:${hex()}:${hex()}:${hex()}:${hex()}:${hex()}:${hex()}`
-        : `${pick(random, country.ipv4)}.${between(random, 0, 255)}.${between(random, 1, 254)}`;
-    visitors[i] = {
-      ip,
-      country: country.code,
-      userAgent: agent.userAgent,
-      acceptLanguage: random() < 0.15 ? "en-US,en;q=0.9" : pick(random, country.languages),
-      screenResolution: screens[screenPicks[agent.screen](random)][0],
-    };
+    const c = countryPick(random);
+    const country = COUNTRIES[c];
+    const a = agentPick(random);
+    countryOf[i] = c;
+    agentOf[i] = a;
+    if (random() < ipv6Share) {
+      ipv6[i] = 1;
+      prefixOf[i] = index(country.ipv6);
+      for (let g = 0; g < 6; g++) ipParts[i * 6 + g] = Math.floor(random() * 65_536);
+    } else {
+      prefixOf[i] = index(country.ipv4);
+      ipParts[i * 6] = between(random, 0, 255);
+      ipParts[i * 6 + 1] = between(random, 1, 254);
+    }
+    languageOf[i] = random() < 0.15 ? 255 : index(country.languages);
+    screenOf[i] = screenPicks[USER_AGENTS[a].screen](random);
   }
-  return visitors;
+  return {
+    length: count,
+    at(i) {
+      const country = COUNTRIES[countryOf[i]];
+      const agent = USER_AGENTS[agentOf[i]];
+      const at = i * 6;
+      const ip = ipv6[i]
+        ? `${country.ipv6[prefixOf[i]]}:${ipParts[at].toString(16)}:${ipParts[at + 1].toString(16)}:${ipParts[at + 2].toString(16)}:${ipParts[at + 3].toString(16)}:${ipParts[at + 4].toString(16)}:${ipParts[at + 5].toString(16)}`
+        : `${country.ipv4[prefixOf[i]]}.${ipParts[at]}.${ipParts[at + 1]}`;
+      return {
+        index: i,
+        ip,
+        country: country.code,
+        userAgent: agent.userAgent,
+        acceptLanguage: languageOf[i] === 255 ? "en-US,en;q=0.9" : country.languages[languageOf[i]],
+        screenResolution: SCREENS[agent.screen][screenOf[i]][0],
+      };
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------
