@@ -6,6 +6,11 @@
 // With `--explain NAME[,NAME]`, DuckDB's EXPLAIN ANALYZE of the same query (the SQL of
 // DuckDbEventStore.queryStat, written out here) for those statistics.
 //
+// `--merge` is an experiment, and CHANGES THE STORE: it first rewrites the aggregates as
+// one row per (website, statistic, day, value), sorted by website, statistic and day (what
+// the store would hold if it merged each day's rows and kept them in that order), so the
+// figures show what such a layout would answer. The answers stay the same (the sums do).
+//
 // Run it while no server uses the data directory; pin it like the server
 // (`taskset -c 1 node bench/stats-explain.mjs ...`) to time it on one core.
 //
@@ -28,6 +33,7 @@ const { values: options } = parseArgs({
     to: { type: "string" },
     runs: { type: "string", default: "5" },
     explain: { type: "string", default: "" },
+    merge: { type: "boolean", default: false },
   },
 });
 if (
@@ -52,6 +58,34 @@ const median = (list) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const round2 = (n) => Math.round(n * 100) / 100;
+
+const dataFile = path.join(options["data-dir"], "events.duckdb");
+
+// 0. The experiment: merged and sorted aggregates.
+if (options.merge) {
+  const instance = await DuckDBInstance.create(dataFile);
+  const connection = await instance.connect();
+  try {
+    const began = performance.now();
+    for (const sql of [
+      "BEGIN TRANSACTION",
+      `CREATE TABLE merged_stats AS
+         SELECT website_id, stat, day, value, CAST(sum(count) AS BIGINT) AS count FROM ${ALL_STATS_SQL}
+         GROUP BY ALL HAVING sum(count) <> 0 ORDER BY website_id, stat, day, value`,
+      "DELETE FROM daily_stats_recent",
+      "DROP TABLE daily_stats",
+      "ALTER TABLE merged_stats RENAME TO daily_stats",
+      "COMMIT",
+      "CHECKPOINT",
+    ]) {
+      await connection.run(sql);
+    }
+    console.error(`aggregates merged and sorted in ${Math.round(performance.now() - began)} ms`);
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
 
 // 1. The store's own query, in-process.
 const timings = new Map();
@@ -83,7 +117,7 @@ try {
 }
 
 // 2. What each statistic reads, and the plans asked for.
-const instance = await DuckDBInstance.create(path.join(options["data-dir"], "events.duckdb"));
+const instance = await DuckDBInstance.create(dataFile);
 const connection = await instance.connect();
 const rows = async (sql) => (await connection.runAndReadAll(sql)).getRowObjects();
 const window = `website_id = ${websiteId} AND day BETWEEN DATE '${options.from}' AND DATE '${options.to}'`;

@@ -181,6 +181,8 @@ async function measureSize(size) {
     const websiteId = await createWebsite(setup.url, key, "bench.example");
     await stopServer(setup);
     log(`website ${websiteId} created`);
+    // A kept store can be queried again later (stats-query.mjs --key "$(cat DIR/api-key)").
+    if (options.keep) fs.writeFileSync(path.join(dataDir, "api-key"), `${key}\n`, { mode: 0o600 });
 
     // 2. Seeding.
     const expectedFile = path.join(dataDir, "expected.json");
