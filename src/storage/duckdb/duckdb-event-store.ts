@@ -5,7 +5,9 @@
 // connection; raw events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import {
   BIGINT,
   BOOLEAN,
@@ -35,7 +37,7 @@ import {
   MOVE_MERGED_SQL,
   rebuildSql,
 } from "./aggregate-sql.js";
-import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
+import { BatchFolder, dayNumberOf, dayString } from "./batch-aggregates.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
@@ -66,7 +68,13 @@ const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
 const KINDS: EventKind[] = ["pageview", "event"];
-const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows one data chunk holds
+/**
+ * Events folded, or rows handed to DuckDB, per step. Folding and appending run
+ * synchronously on the event loop; steps of a few hundred rows with a yield between them
+ * keep each pause near a millisecond, so hits arriving during a flush are answered in
+ * between (DuckDB's vector size, 2048, is the most one chunk holds).
+ */
+const CHUNK_ROWS = 256;
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
@@ -82,6 +90,11 @@ const KEEP_RECENT_ROWS = 200_000;
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
   memoryLimit?: string;
+  /**
+   * DuckDB's worker threads; by default the cores this process may run on. DuckDB counts the
+   * machine's cores and ignores CPU affinity: a server pinned to one core (taskset, a
+   * container's cpuset) would get extra threads competing with the event loop for that core.
+   */
   threads?: number;
   /** Decides which days are recent enough to keep their visitor ids (today, yesterday). */
   clock?: Clock;
@@ -111,7 +124,7 @@ export class DuckDbEventStore implements EventStore {
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true });
     const settings: Record<string, string> = { memory_limit: options.memoryLimit ?? "256MB" };
-    if (options.threads) settings.threads = String(options.threads);
+    settings.threads = String(options.threads ?? os.availableParallelism());
     const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
     const store = new DuckDbEventStore(
       instance,
@@ -160,7 +173,14 @@ export class DuckDbEventStore implements EventStore {
         this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
       }
       const knownCodes = this.geoCodes;
-      const folded = foldBatch(events, (websiteId, dayNumber) => this.day(`${websiteId}:${dayNumber}`));
+      const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
+        this.day(`${websiteId}:${dayNumber}`),
+      );
+      for (let index = 0; index < events.length; index++) {
+        if (index > 0 && index % CHUNK_ROWS === 0) await setImmediatePromise();
+        folder.add(events[index] as StoredEvent, index);
+      }
+      const folded = folder.result();
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
       const added: string[] = [];
       try {
@@ -460,10 +480,12 @@ async function appendRows(
 ): Promise<void> {
   const rows = columns[0]?.length ?? 0;
   for (let start = 0; start < rows; start += CHUNK_ROWS) {
+    if (start > 0) await setImmediatePromise();
     const end = Math.min(rows, start + CHUNK_ROWS);
     const chunk = DuckDBDataChunk.create(types, end - start);
     chunk.setColumns(columns.map((column) => column.slice(start, end)));
     appender.appendDataChunk(chunk);
+    appender.flushSync();
   }
   appender.closeSync();
 }
