@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
 import { ManualClock } from "../src/clock.js";
 import { ACCESS_COOKIE } from "../src/pages/access-cookie.js";
@@ -107,6 +108,18 @@ describe("stats page access", () => {
     assert.equal(response.headers["x-content-type-options"], "nosniff");
     assert.ok(!/<script/i.test(response.body), "the page runs no script");
     assert.ok(!/ style=/i.test(response.body), "no inline style (the CSP would block it)");
+  });
+
+  it("compresses pages for clients that accept gzip", async () => {
+    const plain = await get("/public.example");
+    const compressed = await t.app.inject({
+      url: "/public.example",
+      headers: { "accept-encoding": "gzip, br" },
+    });
+    assert.equal(compressed.statusCode, 200);
+    assert.equal(compressed.headers["content-encoding"], "gzip");
+    assert.ok(compressed.rawPayload.length < plain.rawPayload.length / 4);
+    assert.equal(gunzipSync(compressed.rawPayload).toString(), plain.body);
   });
 
   it("answers a private page exactly like an unknown website: 404", async () => {
