@@ -13,6 +13,8 @@ import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
+import { loadPageAssets } from "./pages/page-assets.js";
+import { pageRoutes } from "./pages/page-routes.js";
 
 export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -86,6 +88,14 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     stats: container.stats,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
+  });
+  // Registered last and matching only paths with a dot, so /{domain} shadows no route above.
+  await app.register(pageRoutes, {
+    access: container.pageAccess,
+    stats: container.stats,
+    clock: container.clock,
+    assets: loadPageAssets(),
+    geo: config.geoipDb ? "maxmind" : "dbip",
   });
   return app;
 }

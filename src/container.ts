@@ -13,6 +13,8 @@ import { IngestPipeline } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
+import { AttemptLimiter } from "./pages/attempt-limiter.js";
+import { PageAccess } from "./pages/page-access.js";
 import { StatsService } from "./stats/stats-service.js";
 import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
@@ -31,6 +33,8 @@ export interface Container {
   readonly stats: StatsService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
+  /** Who may see each website's public stats page. */
+  readonly pageAccess: PageAccess;
   /** Flushes buffered events, then closes the stores. */
   close(): Promise<void>;
 }
@@ -92,6 +96,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
     ),
     geo,
+    pageAccess: new PageAccess({
+      websites: metadata.websites,
+      users: metadata.users,
+      secrets: metadata.secrets,
+      limiter: new AttemptLimiter(clock),
+      clock,
+    }),
     async close() {
       try {
         await buffer.close();

@@ -89,10 +89,20 @@ export interface SaltRepository {
   deleteBefore(day: string): Promise<number>;
 }
 
+/**
+ * Named server secrets (e.g. the key that signs stats-page cookies), generated once and
+ * shared by every server through the metadata store.
+ */
+export interface SecretRepository {
+  /** The secret called `name`; stores `candidate` if there is none yet. Every caller gets the same value. */
+  getOrCreate(name: string, candidate: string, now: Date): Promise<string>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepository;
   readonly websites: WebsiteRepository;
   readonly salts: SaltRepository;
+  readonly secrets: SecretRepository;
   /** Creates or upgrades the schema to the latest version. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */

@@ -6,6 +6,7 @@ import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import type { MetadataStore } from "../ports.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
+import { RelationalSecretRepository } from "./secret-repository.js";
 import type { UniqueViolationDetector } from "./unique-violation.js";
 import { RelationalUserRepository } from "./user-repository.js";
 import { RelationalWebsiteRepository } from "./website-repository.js";
@@ -19,6 +20,7 @@ export class RelationalMetadataStore implements MetadataStore {
   readonly users: RelationalUserRepository;
   readonly websites: RelationalWebsiteRepository;
   readonly salts: RelationalSaltRepository;
+  readonly secrets: RelationalSecretRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -27,6 +29,7 @@ export class RelationalMetadataStore implements MetadataStore {
     this.users = new RelationalUserRepository(db, dialect.uniqueViolation);
     this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
     this.salts = new RelationalSaltRepository(db);
+    this.secrets = new RelationalSecretRepository(db);
   }
 
   async migrate(): Promise<void> {

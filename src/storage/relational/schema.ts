@@ -34,8 +34,15 @@ export interface VisitorSaltsTable {
   created_at: string | Date;
 }
 
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string | Date;
+}
+
 export interface Database {
   users: UsersTable;
   websites: WebsitesTable;
   visitor_salts: VisitorSaltsTable;
+  server_secrets: ServerSecretsTable;
 }

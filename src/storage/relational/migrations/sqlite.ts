@@ -45,4 +45,14 @@ export const sqliteMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003-pages-server-secrets": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("server_secrets")
+        .addColumn("name", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,86 @@
+// The date range of a stats page: `?from=&to=` (inclusive UTC days) or the last 30 days,
+// the period just before it (for the change figures), and the picker's presets.
+
+import { parseDay } from "../stats/day-rule.js";
+
+const DAY_MS = 86_400_000;
+export const DEFAULT_DAYS = 30;
+/** Longest range one page shows: the chart has a point per day. */
+export const MAX_DAYS = 731;
+/** Bounds that keep the previous period and the presets within four-digit years. */
+const EARLIEST = "1970-01-01";
+const LATEST = "9000-12-31";
+
+export interface DateRange {
+  from: string;
+  to: string;
+  days: number;
+}
+
+export interface RangePreset {
+  label: string;
+  range: DateRange;
+}
+
+export type RangeResult = { ok: true; range: DateRange } | { ok: false; errors: string[] };
+
+export function dayOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export function addDays(day: string, days: number): string {
+  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** The last `days` days up to and including today. */
+export function lastDays(days: number, now: Date): DateRange {
+  const to = dayOf(now);
+  return { from: addDays(to, 1 - days), to, days };
+}
+
+/** Reads `from`/`to`; both missing means the default range, one missing means that end of it. */
+export function parseRange(from: unknown, to: unknown, now: Date): RangeResult {
+  const errors: string[] = [];
+  const read = (raw: unknown, label: string): string | null => {
+    if (raw === undefined || raw === "") return null;
+    const result = parseDay(String(raw), label);
+    if (!result.ok) errors.push(...result.errors);
+    else if (String(raw) < EARLIEST || String(raw) > LATEST)
+      errors.push(`The ${label} must be a date from ${EARLIEST} to ${LATEST}.`);
+    else return String(raw);
+    return null;
+  };
+  const given = { from: read(from, "from"), to: read(to, "to") };
+  if (errors.length > 0) return { ok: false, errors };
+  const fallback = lastDays(DEFAULT_DAYS, now);
+  const first = given.from ?? (given.to ? addDays(given.to, 1 - DEFAULT_DAYS) : fallback.from);
+  const last = given.to ?? (given.from ? addDays(given.from, DEFAULT_DAYS - 1) : fallback.to);
+  if (first > last) return { ok: false, errors: ["The to must be a date after or equal to from."] };
+  const days = daysBetween(first, last);
+  if (days > MAX_DAYS) return { ok: false, errors: [`The range must not be longer than ${MAX_DAYS} days.`] };
+  return { ok: true, range: { from: first, to: last, days } };
+}
+
+/** The range of the same length that ends the day before `range` starts. */
+export function previousRange(range: DateRange): DateRange {
+  return { from: addDays(range.from, -range.days), to: addDays(range.from, -1), days: range.days };
+}
+
+/** Every day of the range, in order. */
+export function daysOf(range: DateRange): string[] {
+  return Array.from({ length: range.days }, (_, index) => addDays(range.from, index));
+}
+
+export function presets(now: Date): RangePreset[] {
+  return [
+    { label: "Today", range: lastDays(1, now) },
+    { label: "7 days", range: lastDays(7, now) },
+    { label: "30 days", range: lastDays(30, now) },
+    { label: "90 days", range: lastDays(90, now) },
+    { label: "12 months", range: lastDays(365, now) },
+  ];
+}

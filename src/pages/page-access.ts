@@ -1,0 +1,136 @@
+// Who may see a website's stats page. Privacy 0: anyone. Privacy 1: only its owner, signed
+// in with their API key; everyone else is answered as if the website did not exist.
+// Privacy 2: anyone with the password, or the owner's key. A right credential earns a
+// signed cookie for that website alone (access-cookie.ts); wrong ones are rate limited.
+
+import { randomBytes } from "node:crypto";
+import { keyIdOf, keyMatches } from "../accounts/api-keys.js";
+import type { Clock } from "../clock.js";
+import type { SecretRepository, UserRepository, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
+import { verifyPassword } from "../websites/password-hash.js";
+import { AccessCookieSigner, type AccessGrant } from "./access-cookie.js";
+import type { AttemptLimiter } from "./attempt-limiter.js";
+
+/** How long a sign-in lasts. */
+export const SESSION_SECONDS = 30 * 86_400;
+const SECRET_NAME = "stats-page-cookies";
+
+/** What a visitor gets at GET /{domain}: the stats, the password form, or a 404. */
+export type PageAccessResult =
+  | { state: "open"; website: WebsiteRecord }
+  | { state: "password"; website: WebsiteRecord }
+  | { state: "hidden" };
+
+export type SignInResult =
+  | { state: "granted"; website: WebsiteRecord; cookie: string }
+  | { state: "refused"; access: PageAccessResult }
+  | { state: "limited"; access: PageAccessResult; retryAfter: number };
+
+export interface Credentials {
+  password?: string | undefined;
+  key?: string | undefined;
+}
+
+export interface PageAccessDeps {
+  websites: WebsiteRepository;
+  users: UserRepository;
+  secrets: SecretRepository;
+  limiter: AttemptLimiter;
+  clock: Clock;
+}
+
+export class PageAccess {
+  private signer: Promise<AccessCookieSigner> | null = null;
+
+  constructor(private readonly deps: PageAccessDeps) {}
+
+  /** The page a visitor with this cookie (or none) gets. */
+  async resolve(domain: string, cookie: string | null): Promise<PageAccessResult> {
+    const website = await this.deps.websites.findByDomain(domain);
+    if (!website) return { state: "hidden" };
+    if (website.privacy === 0 || (cookie !== null && (await this.cookieOpens(cookie, website)))) {
+      return { state: "open", website };
+    }
+    return locked(website);
+  }
+
+  /** Checks a posted password or key; `client` is the address the attempt is counted against. */
+  async signIn(domain: string, client: string, credentials: Credentials): Promise<SignInResult> {
+    const website = await this.deps.websites.findByDomain(domain);
+    if (website?.privacy === 0) return { state: "granted", website, cookie: "" };
+    const access = website ? locked(website) : ({ state: "hidden" } as const);
+    const attempts = `${client}\n${domain}`;
+    const retryAfter = this.deps.limiter.retryAfter(attempts);
+    if (retryAfter > 0) return { state: "limited", access, retryAfter };
+    const grant = await this.check(website, credentials);
+    if (!website || !grant) {
+      this.deps.limiter.fail(attempts);
+      return { state: "refused", access };
+    }
+    this.deps.limiter.succeed(attempts);
+    const signer = await this.cookieSigner();
+    return { state: "granted", website, cookie: signer.sign(grant.grant, grant.credentialHash) };
+  }
+
+  /**
+   * The grant a credential earns on this website, with the hash the cookie is bound to. A key
+   * is looked up even for an unknown website, so a private one answers no differently.
+   */
+  private async check(
+    website: WebsiteRecord | null,
+    { password, key }: Credentials,
+  ): Promise<{ grant: AccessGrant; credentialHash: string } | null> {
+    const expires = Math.floor(this.deps.clock.now().getTime() / 1000) + SESSION_SECONDS;
+    if (key) {
+      const keyId = keyIdOf(key.trim());
+      const credential = keyId ? await this.deps.users.findCredential(keyId) : null;
+      if (!keyId || !credential || !keyMatches(key.trim(), credential.apiKeyHash)) return null;
+      if (!website || credential.user.id !== website.userId) return null;
+      return {
+        grant: { websiteId: website.id, kind: "key", keyId, expires },
+        credentialHash: credential.apiKeyHash,
+      };
+    }
+    if (password && website?.privacy === 2 && website.passwordHash) {
+      if (!(await verifyPassword(password, website.passwordHash))) return null;
+      return {
+        grant: { websiteId: website.id, kind: "password", keyId: null, expires },
+        credentialHash: website.passwordHash,
+      };
+    }
+    return null;
+  }
+
+  /** Whether a cookie was issued for this website and its credential is still the current one. */
+  private async cookieOpens(cookie: string, website: WebsiteRecord): Promise<boolean> {
+    const signer = await this.cookieSigner();
+    const grant = signer.read(cookie);
+    if (!grant || grant.websiteId !== website.id) return false;
+    if (grant.expires * 1000 <= this.deps.clock.now().getTime()) return false;
+    let credentialHash: string | null = null;
+    if (grant.kind === "password") {
+      // A password opens only a website that is still on privacy 2.
+      if (website.privacy === 2) credentialHash = website.passwordHash;
+    } else if (grant.keyId) {
+      const credential = await this.deps.users.findCredential(grant.keyId);
+      if (credential?.user.id === website.userId) credentialHash = credential.apiKeyHash;
+    }
+    return credentialHash !== null && signer.verify(cookie, grant, credentialHash);
+  }
+
+  /** The signer, with the secret every server shares (created by the first that needs it). */
+  private cookieSigner(): Promise<AccessCookieSigner> {
+    this.signer ??= this.deps.secrets
+      .getOrCreate(SECRET_NAME, randomBytes(32).toString("base64url"), this.deps.clock.now())
+      .then((secret) => new AccessCookieSigner(secret))
+      .catch((error: unknown) => {
+        this.signer = null; // try again on the next request
+        throw error;
+      });
+    return this.signer;
+  }
+}
+
+function locked(website: WebsiteRecord): PageAccessResult {
+  return website.privacy === 2 ? { state: "password", website } : { state: "hidden" };
+}

@@ -1,0 +1,205 @@
+// The public stats pages: GET /{domain} (the statistics, the password form or a 404),
+// POST /{domain} (sign in with a password or an API key, or sign out), and their static
+// assets. A domain always has a dot, so /api, /js, /healthz and /assets stay their own:
+// a path without one goes on to the application's 404.
+
+import { gzipSync } from "node:zlib";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { Clock } from "../clock.js";
+import type { StatsService } from "../stats/stats-service.js";
+import { normaliseDomain } from "../websites/domain-name.js";
+import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
+import { DEFAULT_DAYS, lastDays, parseRange, presets } from "./date-range.js";
+import { notFoundPage, passwordPage, retryMessage } from "./gate-view.js";
+import { type Html, html } from "./html.js";
+import type { PageAccess, PageAccessResult } from "./page-access.js";
+import { SESSION_SECONDS } from "./page-access.js";
+import type { PageAssets } from "./page-assets.js";
+import { type GeoSource, layout } from "./page-layout.js";
+import { buildPageModel } from "./page-model.js";
+import { SECURITY_HEADERS } from "./security-headers.js";
+import { statsPage } from "./stats-view.js";
+
+export interface PageRoutesOptions {
+  access: PageAccess;
+  stats: StatsService;
+  clock: Clock;
+  assets: PageAssets;
+  geo: GeoSource;
+}
+
+const Day = Type.String({ maxLength: 10 });
+const RangeQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) });
+const SignInBody = Type.Object({
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  key: Type.Optional(Type.String({ maxLength: 1024 })),
+  sign_out: Type.Optional(Type.String({ maxLength: 8 })),
+  from: Type.Optional(Day),
+  to: Type.Optional(Day),
+});
+const DomainParams = Type.Object({ domain: Type.String() });
+
+type Target =
+  | { kind: "elsewhere" }
+  | { kind: "redirect"; domain: string; location: string }
+  | { kind: "page"; domain: string };
+
+/** Which page a path segment names: a canonical domain, one to redirect to, or no page at all. */
+function targetOf(segment: string, url: string): Target {
+  if (!segment.includes(".")) return { kind: "elsewhere" };
+  const normalised = normaliseDomain(segment);
+  if (!normalised.ok || normalised.value === null) return { kind: "page", domain: segment };
+  if (normalised.value === segment) return { kind: "page", domain: segment };
+  const query = url.indexOf("?");
+  return {
+    kind: "redirect",
+    domain: normalised.value,
+    location: `/${normalised.value}${query >= 0 ? url.slice(query) : ""}`,
+  };
+}
+
+export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { access, assets, clock } = options;
+  const stylesheet = assets.stylesheet.path;
+
+  app.addHook("onSend", async (_request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    if (!reply.hasHeader("cache-control")) reply.header("cache-control", "private, no-store");
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, "request failed");
+    const message = status === 500 ? "Something went wrong on our side." : "The request was not understood.";
+    return sendHtml(reply, status >= 400 ? status : 400, messagePage(stylesheet, message));
+  });
+
+  app.get(
+    "/assets/:name",
+    { schema: { hide: true, params: Type.Object({ name: Type.String() }) } },
+    (request, reply) => {
+      const asset = assets.byName.get(request.params.name);
+      if (!asset) return reply.callNotFound();
+      reply
+        .header("content-type", asset.type)
+        .header("cache-control", "public, max-age=31536000, immutable")
+        .header("etag", asset.etag)
+        .header("vary", "Accept-Encoding");
+      if (request.headers["if-none-match"] === asset.etag) return reply.code(304).send();
+      if (/\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""))) {
+        return reply.header("content-encoding", "gzip").send(asset.gzipped);
+      }
+      return reply.send(asset.body);
+    },
+  );
+
+  app.get(
+    "/:domain",
+    { schema: { hide: true, params: DomainParams, querystring: RangeQuery } },
+    async (request, reply) => {
+      const target = targetOf(request.params.domain, request.url);
+      if (target.kind === "elsewhere") return reply.callNotFound();
+      if (target.kind === "redirect") return reply.redirect(target.location, 301);
+      const cookie = cookieValue(request.headers.cookie);
+      const result = await access.resolve(target.domain, cookie);
+      const gate = { domain: target.domain, stylesheet, action: actionOf(target.domain), ...request.query };
+      if (result.state === "hidden") return sendHtml(reply, 404, notFoundPage(keepRange(gate)));
+      if (result.state === "password") return sendHtml(reply, 200, passwordPage(keepRange(gate)));
+      const now = clock.now();
+      const parsed = parseRange(request.query.from, request.query.to, now);
+      const range = parsed.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
+      const model = await buildPageModel(options.stats, result.website, range);
+      const page = statsPage({
+        model,
+        presets: presets(now),
+        stylesheet,
+        action: gate.action,
+        geo: options.geo,
+        signedIn: result.website.privacy !== 0,
+        error: parsed.ok ? undefined : parsed.errors.join(" "),
+        index: result.website.privacy === 0,
+      });
+      return sendHtml(reply, parsed.ok ? 200 : 422, page);
+    },
+  );
+
+  app.post(
+    "/:domain",
+    { schema: { hide: true, params: DomainParams, body: Type.Optional(SignInBody) } },
+    async (request, reply) => {
+      const target = targetOf(request.params.domain, request.url);
+      if (target.kind === "elsewhere") return reply.callNotFound();
+      const domain = target.domain;
+      const body = request.body ?? {};
+      const gate = keepRange({ domain, stylesheet, action: actionOf(domain), from: body.from, to: body.to });
+      const back = `${gate.action}${gate.from && gate.to ? `?${new URLSearchParams({ from: gate.from, to: gate.to })}` : ""}`;
+      if (body.sign_out) {
+        return reply.header("set-cookie", accessCookie(request, domain, "", 0)).redirect(gate.action, 303);
+      }
+      const result = await access.signIn(domain, request.ip, { password: body.password, key: body.key });
+      if (result.state === "granted") {
+        if (result.cookie)
+          reply.header("set-cookie", accessCookie(request, domain, result.cookie, SESSION_SECONDS));
+        return reply.redirect(back, 303);
+      }
+      if (result.state === "limited") {
+        reply.header("retry-after", String(result.retryAfter));
+        return sendGate(reply, 429, result.access, { ...gate, error: retryMessage(result.retryAfter) });
+      }
+      const error =
+        result.access.state === "password"
+          ? "Wrong password or key."
+          : "That key does not open statistics here.";
+      return sendGate(reply, result.access.state === "password" ? 401 : 404, result.access, {
+        ...gate,
+        error,
+      });
+    },
+  );
+}
+
+function actionOf(domain: string): string {
+  return `/${encodeURIComponent(domain)}`;
+}
+
+/** Keeps the asked-for range across the sign-in only when it is a pair of plain dates. */
+function keepRange<T extends { from?: string | undefined; to?: string | undefined }>(gate: T): T {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  const ok = gate.from !== undefined && gate.to !== undefined && day.test(gate.from) && day.test(gate.to);
+  return { ...gate, from: ok ? gate.from : undefined, to: ok ? gate.to : undefined };
+}
+
+function sendGate(
+  reply: FastifyReply,
+  status: number,
+  access: PageAccessResult,
+  gate: Parameters<typeof notFoundPage>[0],
+) {
+  return sendHtml(reply, status, access.state === "password" ? passwordPage(gate) : notFoundPage(gate));
+}
+
+/** Pages of long ranges run to a few hundred kilobytes of markup that gzip shrinks tenfold. */
+const COMPRESS_FROM_BYTES = 1024;
+
+function sendHtml(reply: FastifyReply, status: number, page: Html) {
+  reply.code(status).header("content-type", "text/html; charset=utf-8").header("vary", "Accept-Encoding");
+  const accepts = /\bgzip\b/.test(String(reply.request.headers["accept-encoding"] ?? ""));
+  if (!accepts || page.text.length < COMPRESS_FROM_BYTES) return reply.send(page.text);
+  return reply.header("content-encoding", "gzip").send(gzipSync(page.text));
+}
+
+/** The access cookie, scoped to this website's page; Secure whenever the request came over HTTPS. */
+function accessCookie(request: FastifyRequest, domain: string, value: string, maxAge: number): string {
+  const secure = request.protocol === "https" ? "; Secure" : "";
+  return `${ACCESS_COOKIE}=${value}; Path=/${domain}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+function messagePage(stylesheet: string, message: string): Html {
+  return layout({
+    title: message,
+    stylesheet,
+    body: html`<main class="wrap"><div class="gate card"><h1>${message}</h1></div></main>`,
+  });
+}

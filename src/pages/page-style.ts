@@ -1,0 +1,140 @@
+// The stylesheet of the stats pages, served as a static asset (the CSP allows no inline
+// style). Light and dark follow the visitor's system; one column on a phone, two or three
+// beside each other on wider screens.
+
+export const PAGE_STYLE = `
+:root {
+  color-scheme: light dark;
+  --bg: #f5f6f8; --card: #ffffff; --text: #17191d; --muted: #5d6570; --line: #e3e6ea;
+  --visitors: #4f46e5; --pageviews: #a5b4fc; --bar: #eef0ff; --good: #0f7b45; --bad: #b42318;
+  --focus: #2563eb; --error-bg: #fdecea; --on-accent: #ffffff;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0f1115; --card: #181b21; --text: #e8eaed; --muted: #9aa3ad; --line: #2a2f37;
+    --visitors: #8b8cf8; --pageviews: #5558b0; --bar: #23264a; --on-accent: #0f1115; --good: #4ade80; --bad: #f87171;
+    --focus: #93c5fd; --error-bg: #3b1d1d;
+  }
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; background: var(--bg); color: var(--text);
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+}
+a { color: var(--visitors); }
+:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
+.wrap { max-width: 1200px; margin: 0 auto; padding: 0 16px; }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+header.top { padding: 20px 0 8px; }
+header.top .wrap { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: end; justify-content: space-between; }
+h1 { font-size: 1.5rem; margin: 0; word-break: break-all; }
+h1 small { display: block; font-size: .8rem; font-weight: 500; color: var(--muted); letter-spacing: .02em; }
+h2 { font-size: 1rem; margin: 0 0 12px; }
+.range { display: flex; flex-direction: column; gap: 8px; align-items: flex-end; }
+.presets { display: flex; flex-wrap: wrap; gap: 4px; margin: 0; padding: 0; list-style: none; }
+.presets a {
+  display: inline-block; padding: 4px 10px; border-radius: 999px; text-decoration: none;
+  color: var(--muted); border: 1px solid var(--line); background: var(--card); font-size: .85rem;
+}
+.presets a[aria-current="true"] { color: var(--on-accent); background: var(--visitors); border-color: var(--visitors); }
+.picker { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; }
+.picker label { display: flex; flex-direction: column; font-size: .75rem; color: var(--muted); gap: 2px; }
+input, button {
+  font: inherit; color: var(--text); background: var(--card); border: 1px solid var(--line);
+  border-radius: 8px; padding: 6px 10px; min-height: 36px;
+}
+button { background: var(--visitors); border-color: var(--visitors); color: var(--on-accent); font-weight: 600; cursor: pointer; }
+main { padding-bottom: 24px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 16px; min-width: 0; }
+.totals { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; margin: 12px 0; }
+.total .label { color: var(--muted); font-size: .85rem; }
+.total .value { font-size: 1.75rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
+.change { font-size: .85rem; font-variant-numeric: tabular-nums; color: var(--muted); }
+.change.up { color: var(--good); }
+.change.down { color: var(--bad); }
+.chart { margin-bottom: 12px; }
+.chart-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px; }
+.legend { display: flex; gap: 16px; margin: 0 0 8px; padding: 0; list-style: none; font-size: .85rem; color: var(--muted); }
+.legend li::before {
+  content: ""; display: inline-block; width: 10px; height: 10px; border-radius: 3px; margin-right: 6px;
+}
+.legend .visitors::before { background: var(--visitors); }
+.legend .pageviews::before { background: var(--pageviews); }
+.figure { display: grid; grid-template-columns: auto 1fr; gap: 0 8px; }
+.y-axis {
+  display: flex; flex-direction: column-reverse; justify-content: space-between; text-align: right;
+  font-size: .75rem; color: var(--muted); font-variant-numeric: tabular-nums; margin: -.5em 0;
+}
+.plot { display: block; width: 100%; height: 220px; overflow: visible; }
+.hours .plot { height: 140px; }
+.x-axis {
+  grid-column: 2; display: flex; justify-content: space-between; font-size: .75rem; color: var(--muted);
+  margin-top: 4px; font-variant-numeric: tabular-nums;
+}
+.plot .grid { stroke: var(--line); stroke-width: 1; }
+.plot .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
+.plot .line.visitors { stroke: var(--visitors); }
+.plot .line.pageviews { stroke: var(--pageviews); }
+.plot .area.visitors { fill: var(--visitors); opacity: .14; }
+.plot .area.pageviews { fill: var(--pageviews); opacity: .35; }
+.plot .bar.visitors { fill: var(--visitors); }
+.plot .bar.pageviews { fill: var(--pageviews); }
+.plot .hit { fill: transparent; }
+.plot .hit:hover, .plot g:hover .hit { fill: var(--text); opacity: .06; }
+details.data { margin-top: 12px; font-size: .85rem; }
+details.data summary { cursor: pointer; color: var(--muted); }
+details.data .scroll { max-height: 240px; overflow: auto; margin-top: 8px; }
+.lists { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 12px; }
+table { width: 100%; border-collapse: collapse; font-size: .9rem; }
+th { text-align: left; font-size: .75rem; font-weight: 600; color: var(--muted); padding: 0 8px 6px; }
+th.count, td.count { text-align: right; width: 1%; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.top td { padding: 0; border-top: 2px solid var(--card); }
+.top td.name { position: relative; }
+.top td.name .bar-bg { position: absolute; inset: 0; width: 100%; height: 100%; display: block; }
+.top td.name .bar-bg rect { fill: var(--bar); }
+.top td.name span.text {
+  position: relative; display: block; padding: 5px 8px; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap;
+}
+.top td.count { padding: 5px 8px; }
+.detail { color: var(--muted); margin-left: 6px; font-size: .8rem; }
+.more { margin: 8px 0 0; font-size: .8rem; color: var(--muted); }
+.empty { color: var(--muted); font-size: .9rem; margin: 0; }
+.data td, .data th { padding: 3px 8px; border-top: 1px solid var(--line); }
+footer { color: var(--muted); font-size: .8rem; padding: 8px 0 32px; }
+footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: space-between; }
+.error { background: var(--error-bg); border-radius: 8px; padding: 10px 12px; margin: 0 0 12px; }
+.gate { max-width: 420px; margin: 12vh auto 24px; }
+.gate h1 { margin-bottom: 4px; }
+.gate p { color: var(--muted); margin: 0 0 16px; }
+.gate form { display: flex; flex-direction: column; gap: 10px; }
+.gate label { font-weight: 600; font-size: .9rem; }
+.gate details { margin-top: 16px; }
+.gate details summary { cursor: pointer; color: var(--muted); font-size: .9rem; }
+.gate details form { margin-top: 10px; }
+.period { margin: 2px 0 0; color: var(--muted); font-size: .85rem; }
+.signout button {
+  background: none; border: 0; color: var(--muted); padding: 0; min-height: 0; font-weight: 400;
+  font-size: .85rem; text-decoration: underline;
+}
+@media (min-width: 1100px) {
+  .lists .hours { grid-column: span 2; }
+}
+@media (max-width: 640px) {
+  header.top .wrap { flex-direction: column; align-items: stretch; }
+  .range { align-items: stretch; }
+  .picker label { flex: 1 1 40%; }
+  .picker input { width: 100%; }
+  .totals { grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }
+  .card { padding: 12px; }
+  .total .value { font-size: 1.3rem; }
+  .total .label { font-size: .75rem; }
+  .change .vs { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  .lists { grid-template-columns: 1fr; }
+  .plot { height: 180px; }
+}
+`;
