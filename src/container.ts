@@ -13,6 +13,9 @@ import { IngestPipeline } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
+import { ReportScheduler } from "./reports/report-scheduler.js";
+import { createReportSender } from "./reports/report-sender.js";
+import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { StatsService } from "./stats/stats-service.js";
 import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
@@ -31,6 +34,8 @@ export interface Container {
   readonly stats: StatsService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
+  /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
+  readonly reports: ReportScheduler | null;
   /** Flushes buffered events, then closes the stores. */
   close(): Promise<void>;
 }
@@ -74,6 +79,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await eventStore.deleteWebsite(websiteId);
     },
   });
+  const reports = config.smtpUrl
+    ? new ReportScheduler(
+        createReportSender(config, metadata, eventStore, clock),
+        new SmtpMailer(config.smtpUrl),
+        config.reportPeriod,
+        clock,
+      )
+    : null;
   return {
     config,
     clock,
@@ -92,8 +105,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
     ),
     geo,
+    reports,
     async close() {
       try {
+        await reports?.close();
         await buffer.close();
       } finally {
         await eventStore.close();
