@@ -140,7 +140,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalUrl,
     description:
-      "Public base URL used in links (pagination, emails); by default taken from each request's Host.",
+      "Public base URL used in links (pagination, emails); by default taken from each request's Host, and in emails `http://HOST:PORT`.",
   },
   apiRateLimit: {
     env: "ANALYTICS_API_RATE_LIMIT",

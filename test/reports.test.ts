@@ -262,10 +262,19 @@ describe("email reports", () => {
       error: (_details: object, message: string) => logged.push(`error: ${message}`),
     };
     scheduler.start(log);
-    await scheduler.close();
+    await scheduler.settled();
     assert.equal(sink.received.length, before + 4);
     assert.equal(sink.received.at(-1)?.subject, "Weekly analytics report: 2026-04-27 to 2026-05-03");
     assert.deepEqual(logged, ["email reports sent"]);
+
+    // Closing stops a run between sends: the shutdown does not wait for every email.
+    clock.set("2026-05-11T07:00:00Z"); // 2026-05-04 .. 10 is due, and nobody has had it
+    await scheduler.close();
+    const afterClose = await scheduler.runOnce();
+    assert.equal(afterClose.period.key, "week:2026-05-04");
+    assert.deepEqual(afterClose.sent, [], "a closed scheduler stops before the next send");
+    assert.equal(sink.received.length, before + 4);
+    assert.deepEqual(await t.container.metadata.reports.sentUsers("week:2026-05-04"), new Set());
   });
 });
 

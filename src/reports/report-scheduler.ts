@@ -43,7 +43,7 @@ export class ReportScheduler {
   /** Sends the reports of the most recent due period to everyone who has not had it. */
   async runOnce(): Promise<ReportRunResult> {
     const period = latestDuePeriod(this.kind, this.clock.now());
-    const result = await this.sender.send(period, this.mailer);
+    const result = await this.sender.send(period, this.mailer, () => this.closed);
     for (const failure of result.failed) {
       this.log?.error(
         { period: period.key, to: failure.email, error: failure.error },
@@ -59,7 +59,12 @@ export class ReportScheduler {
     return result;
   }
 
-  /** Stops scheduling and waits for a run in progress. */
+  /** Resolves once the run in progress, if any, has finished. */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  /** Stops scheduling and waits for a run in progress to finish the send it is in. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);

@@ -49,12 +49,14 @@ export class ReportSender {
     return messages;
   }
 
-  async send(period: ReportPeriod, mailer: Mailer): Promise<ReportRunResult> {
+  /** `stopping` is asked before each user, so a server shutting down stops between sends. */
+  async send(period: ReportPeriod, mailer: Mailer, stopping = () => false): Promise<ReportRunResult> {
     const result: ReportRunResult = { period, sent: [], failed: [], skipped: 0 };
     const recipients = await this.reports.recipients();
     const pending = await this.pending(period, recipients);
     result.skipped = recipients.length - pending.length;
     for (const recipient of pending) {
+      if (stopping()) break;
       const { id, email } = recipient.user;
       const now = this.clock.now();
       const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS);
