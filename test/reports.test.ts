@@ -294,3 +294,32 @@ describe("email reports without SMTP", () => {
     }
   });
 });
+
+describe("the report scheduler's timer", () => {
+  it("sends the next period's reports when they fall due", async () => {
+    const sink = await startSmtpSink();
+    // A clock 1.5 s before a due time (Monday 06:00 UTC) that runs at the real pace.
+    const offset = Date.parse("2026-04-20T05:59:58.500Z") - Date.now();
+    const clock = { now: () => new Date(Date.now() + offset) };
+    const t = await createTestApp({ ANALYTICS_SMTP_URL: sink.url }, clock);
+    try {
+      const key = (await t.container.users.create({ email: "timer@example.org" })).apiKey;
+      await createWebsite(t, key, "timer.example", 1);
+      t.container.reports?.start({ info: () => undefined, error: () => undefined });
+      const deadline = Date.now() + 20_000;
+      while (sink.received.length < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(
+        sink.received.map((mail) => mail.subject),
+        [
+          "Weekly analytics report: 2026-04-06 to 2026-04-12", // caught up at start
+          "Weekly analytics report: 2026-04-13 to 2026-04-19", // due at 06:00
+        ],
+      );
+    } finally {
+      await t.close();
+      await sink.close();
+    }
+  });
+});

@@ -85,12 +85,24 @@ export class ReportScheduler {
   }
 
   private schedule(retrySoon: boolean): void {
+    const now = this.clock.now();
+    const due = nextDueTime(this.kind, now).getTime();
+    this.wakeAt(retrySoon ? Math.min(due, now.getTime() + RETRY_MS) : due);
+  }
+
+  /**
+   * Runs at `target`, in steps of at most a day (longer timers overflow). Waking early only
+   * waits again: running then would also mail users who turned reports on since the last
+   * due time, ahead of the schedule.
+   */
+  private wakeAt(target: number): void {
     if (this.closed) return;
-    const now = this.clock.now().getTime();
-    let delay = nextDueTime(this.kind, this.clock.now()).getTime() - now;
-    if (retrySoon) delay = Math.min(delay, RETRY_MS);
-    // A timer that wakes before the due time finds everything sent and schedules again.
-    this.timer = setTimeout(() => this.tick(), Math.max(1_000, Math.min(delay, MAX_TIMER_MS)));
+    const delay = target - this.clock.now().getTime();
+    if (delay <= 0) {
+      this.tick();
+      return;
+    }
+    this.timer = setTimeout(() => this.wakeAt(target), Math.min(delay, MAX_TIMER_MS));
     this.timer.unref();
   }
 }
