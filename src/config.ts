@@ -15,8 +15,13 @@ export interface Config {
   readonly collectRateLimit: number;
   readonly geoipDb: string | null;
   readonly flushIntervalMs: number;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly reportPeriod: ReportPeriodKind;
   readonly logLevel: string;
 }
+
+export type ReportPeriodKind = "week" | "month";
 
 type Parser<T> = (raw: string) => T;
 
@@ -26,6 +31,8 @@ interface Setting<T> {
   readonly default: string;
   readonly parse: Parser<T>;
   readonly description: string;
+  /** May hold credentials: a bad value is reported without echoing it. */
+  readonly secret?: boolean;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -69,6 +76,29 @@ const optionalFile: Parser<string | null> = (raw) => {
   return file;
 };
 
+const optionalSmtpUrl: Parser<string | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error("must be an smtp:// or smtps:// URL");
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:")
+    throw new Error("must be an smtp:// or smtps:// URL");
+  if (url.hostname === "") throw new Error("must name the SMTP server's host");
+  return raw.trim();
+};
+
+/** `Name <address@host>` or a bare `address@host`, as a From header takes it. */
+const mailbox: Parser<string> = (raw) => {
+  const value = raw.trim();
+  if (!/^([^<>@\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(value)) {
+    throw new Error("must be an address like `Analytics <analytics@example.org>`");
+  }
+  return value;
+};
+
 const oneOf =
   (values: string[]): Parser<string> =>
   (raw) => {
@@ -110,7 +140,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalUrl,
     description:
-      "Public base URL used in links (pagination, emails); by default taken from each request's Host.",
+      "Public base URL used in links (pagination, emails); by default taken from each request's Host, and in emails `http://HOST:PORT`.",
   },
   apiRateLimit: {
     env: "ANALYTICS_API_RATE_LIMIT",
@@ -138,6 +168,27 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: integerIn(10, 3_600_000),
     description:
       "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 1,000 are waiting, and on shutdown).",
+  },
+  smtpUrl: {
+    env: "ANALYTICS_SMTP_URL",
+    default: "",
+    parse: optionalSmtpUrl,
+    secret: true,
+    description:
+      "SMTP server for email reports, e.g. `smtps://user:pass@mail.example.org:465`; when set, `serve` sends them on schedule.",
+  },
+  mailFrom: {
+    env: "ANALYTICS_MAIL_FROM",
+    default: "Analytics <analytics@localhost>",
+    parse: mailbox,
+    description: "Sender (From) of email reports.",
+  },
+  reportPeriod: {
+    env: "ANALYTICS_REPORT_PERIOD",
+    default: "week",
+    parse: oneOf(["week", "month"]) as Parser<ReportPeriodKind>,
+    description:
+      "`week`: email reports every Monday 06:00 UTC for the previous Monday-Sunday; `month`: on the 1st at 06:00 UTC for the previous month.",
   },
   logLevel: {
     env: "ANALYTICS_LOG_LEVEL",
@@ -168,7 +219,8 @@ export function loadConfig(
     try {
       result[key] = setting.parse(raw);
     } catch (error) {
-      problems.push(`${source}=${JSON.stringify(raw)}: ${(error as Error).message}`);
+      const shown = setting.secret ? source : `${source}=${JSON.stringify(raw)}`;
+      problems.push(`${shown}: ${(error as Error).message}`);
     }
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);

@@ -15,6 +15,9 @@ import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
 import { AttemptLimiter } from "./pages/attempt-limiter.js";
 import { PageAccess } from "./pages/page-access.js";
+import { ReportScheduler } from "./reports/report-scheduler.js";
+import { createReportSender } from "./reports/report-sender.js";
+import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { StatsService } from "./stats/stats-service.js";
 import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
@@ -35,6 +38,8 @@ export interface Container {
   readonly geo: GeoLookup;
   /** Who may see each website's public stats page. */
   readonly pageAccess: PageAccess;
+  /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
+  readonly reports: ReportScheduler | null;
   /** Flushes buffered events, then closes the stores. */
   close(): Promise<void>;
 }
@@ -78,6 +83,14 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await eventStore.deleteWebsite(websiteId);
     },
   });
+  const reports = config.smtpUrl
+    ? new ReportScheduler(
+        createReportSender(config, metadata, eventStore, clock),
+        new SmtpMailer(config.smtpUrl),
+        config.reportPeriod,
+        clock,
+      )
+    : null;
   return {
     config,
     clock,
@@ -103,8 +116,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       limiter: new AttemptLimiter(clock),
       clock,
     }),
+    reports,
     async close() {
       try {
+        await reports?.close();
         await buffer.close();
       } finally {
         await eventStore.close();

@@ -51,6 +51,35 @@ describe("configuration", () => {
     assert.throws(() => loadConfig({ ANALYTICS_LOG_LEVEL: "loud" }), /ANALYTICS_LOG_LEVEL/);
   });
 
+  it("reads the email-report settings and never echoes an SMTP URL", () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.smtpUrl, null);
+    assert.equal(defaults.mailFrom, "Analytics <analytics@localhost>");
+    assert.equal(defaults.reportPeriod, "week");
+    const set = loadConfig({
+      ANALYTICS_SMTP_URL: "smtps://user:secret@mail.example.org:465",
+      ANALYTICS_MAIL_FROM: "reports@example.org",
+      ANALYTICS_REPORT_PERIOD: "month",
+    });
+    assert.equal(set.smtpUrl, "smtps://user:secret@mail.example.org:465");
+    assert.equal(set.mailFrom, "reports@example.org");
+    assert.equal(set.reportPeriod, "month");
+    assert.throws(
+      () =>
+        loadConfig({
+          ANALYTICS_SMTP_URL: "https://user:secret@mail.example.org",
+          ANALYTICS_MAIL_FROM: "nobody",
+          ANALYTICS_REPORT_PERIOD: "daily",
+        }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /ANALYTICS_SMTP_URL: must be an smtp/.test(error.message) &&
+        !error.message.includes("secret") &&
+        /ANALYTICS_MAIL_FROM="nobody"/.test(error.message) &&
+        /ANALYTICS_REPORT_PERIOD="daily": must be one of: week, month/.test(error.message),
+    );
+  });
+
   it("is documented in the README: every variable with its default", () => {
     const readme = fs.readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     for (const setting of Object.values(SETTINGS)) {

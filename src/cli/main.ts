@@ -14,6 +14,8 @@ Commands:
   users create --email E [--name N] [--admin]  Create a user; prints the new API key on the last line
   keys rotate --email E                        Replace a user's API key; prints the new key on the last line
   aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
+  reports send [--period week|month] [--dry-run]
+                                               Email the last full period's reports (--dry-run prints them)
 
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
@@ -26,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   "users create": async () => (await import("./user-commands.js")).usersCreateCommand,
   "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
   "aggregates rebuild": async () => (await import("./aggregates-command.js")).aggregatesRebuildCommand,
+  "reports send": async () => (await import("./reports-command.js")).reportsSendCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -10,6 +10,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const container = await createContainer(config);
   const app = await buildApp(container, { logger: { level: config.logLevel } });
   await app.listen({ host: config.host, port: config.port });
+  container.reports?.start(app.log);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

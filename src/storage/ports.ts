@@ -1,5 +1,5 @@
 // The storage ports: what the domain needs from the metadata store (users, API keys,
-// websites, salts) and from the event store (events, aggregates, statistics). Adapters
+// websites, salts, secrets, report log) and from the event store (events, aggregates, statistics). Adapters
 // implement these and translate driver errors into the errors below; nothing outside
 // storage/ knows which engine is behind them.
 
@@ -98,11 +98,51 @@ export interface SecretRepository {
   getOrCreate(name: string, candidate: string, now: Date): Promise<string>;
 }
 
+/** A user whose report covers these websites (those with `email = 1`). */
+export interface ReportRecipient {
+  user: { id: number; email: string; name: string | null };
+  websites: { id: number; domain: string }[];
+}
+
+export type ReportStatus = "claimed" | "sent" | "failed";
+
+export interface ReportLogEntry {
+  userId: number;
+  periodKey: string;
+  status: ReportStatus;
+  attempts: number;
+  lastError: string | null;
+  claimedAt: Date;
+  sentAt: Date | null;
+}
+
+/**
+ * The email-report log, shared by every server through the metadata store. A sender claims
+ * (user, period) before sending; the claim is atomic, so of several servers (or a server
+ * and the CLI) exactly one sends.
+ */
+export interface ReportRepository {
+  /** Users with at least one website with `email = 1`, in id order, with those websites. */
+  recipients(): Promise<ReportRecipient[]>;
+  /** Ids of the users whose report of the period was sent. */
+  sentUsers(periodKey: string): Promise<Set<number>>;
+  /**
+   * Claims the user's report of the period: succeeds when no one has, when the last attempt
+   * failed, or when a claim is older than `staleBefore` (its sender died). Returns a token
+   * for markSent/markFailed, or null when another sender holds it or it was sent.
+   */
+  claim(userId: number, periodKey: string, now: Date, staleBefore: Date): Promise<string | null>;
+  markSent(userId: number, periodKey: string, token: string, now: Date): Promise<void>;
+  markFailed(userId: number, periodKey: string, token: string, error: string): Promise<void>;
+  find(userId: number, periodKey: string): Promise<ReportLogEntry | null>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepository;
   readonly websites: WebsiteRepository;
   readonly salts: SaltRepository;
   readonly secrets: SecretRepository;
+  readonly reports: ReportRepository;
   /** Creates or upgrades the schema to the latest version. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */

@@ -27,6 +27,33 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliRes
   };
 }
 
+/**
+ * Like runCli, without blocking this process's event loop, for tests whose own servers
+ * (an SMTP sink) must keep answering while the command runs.
+ */
+export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 30_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (status) => {
+      const lines = stdout.trimEnd().split("\n");
+      resolve({ status, stdout, stderr, lastLine: lines[lines.length - 1] ?? "" });
+    });
+  });
+}
+
 export interface RunningServer {
   process: ChildProcess;
   baseUrl: string;

@@ -4,6 +4,7 @@
 
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import type { MetadataStore } from "../ports.js";
+import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
 import { RelationalSecretRepository } from "./secret-repository.js";
@@ -21,6 +22,7 @@ export class RelationalMetadataStore implements MetadataStore {
   readonly websites: RelationalWebsiteRepository;
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
+  readonly reports: RelationalReportRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -30,12 +32,18 @@ export class RelationalMetadataStore implements MetadataStore {
     this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);
+    this.reports = new RelationalReportRepository(db);
   }
 
   async migrate(): Promise<void> {
     const migrator = new Migrator({
       db: this.db,
       provider: { getMigrations: async () => this.dialect.migrations },
+      // Features are developed in parallel, each adding its own migration: a database that
+      // already ran a later-named one must still accept an earlier name merged afterwards.
+      // Pending ones still run in name order, after those already run, so a migration must
+      // not rely on one merged after it.
+      allowUnorderedMigrations: true,
     });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {

@@ -40,9 +40,21 @@ export interface ServerSecretsTable {
   created_at: string | Date;
 }
 
+export interface ReportLogTable {
+  user_id: number;
+  period_key: string;
+  status: string;
+  claim_token: string;
+  attempts: number;
+  last_error: string | null;
+  claimed_at: string | Date;
+  sent_at: string | Date | null;
+}
+
 export interface Database {
   users: UsersTable;
   websites: WebsitesTable;
   visitor_salts: VisitorSaltsTable;
   server_secrets: ServerSecretsTable;
+  report_log: ReportLogTable;
 }

@@ -55,4 +55,21 @@ export const sqliteMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // One row per user and report period. The primary key is what makes a claim exclusive.
+  "0004-report-log": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("report_log")
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("period_key", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("claim_token", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull())
+        .addColumn("last_error", "text")
+        .addColumn("claimed_at", "text", (c) => c.notNull())
+        .addColumn("sent_at", "text")
+        .addPrimaryKeyConstraint("report_log_pk", ["user_id", "period_key"])
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,67 @@
+// `analytics reports send [--period week|month] [--dry-run]`: sends the reports of the last
+// full period now (to users who have not had it), or with --dry-run prints them and sends
+// and records nothing. Claims in the report log keep it from doubling a server's sends.
+
+import { systemClock } from "../clock.js";
+import { ConfigError } from "../config.js";
+import { lastFullPeriod } from "../reports/report-period.js";
+import { createReportSender } from "../reports/report-sender.js";
+import { SmtpMailer } from "../reports/smtp-mailer.js";
+import { openEventStore, openMetadataStore } from "../storage/open-storage.js";
+import type { EventStore } from "../storage/ports.js";
+import { configFrom, parseCommand, UsageError } from "./command-options.js";
+
+const PERIODS = ["week", "month"] as const;
+
+export async function reportsSendCommand(args: string[]): Promise<number> {
+  const values = parseCommand(args, { period: { type: "string" }, "dry-run": { type: "boolean" } });
+  const { period: periodFlag, "dry-run": dryRun, ...storage } = values;
+  if (periodFlag !== undefined && !PERIODS.includes(periodFlag as (typeof PERIODS)[number])) {
+    throw new UsageError("--period must be one of: week, month.");
+  }
+  const config = configFrom(storage);
+  if (!dryRun && !config.smtpUrl) {
+    throw new ConfigError("ANALYTICS_SMTP_URL is not set: set it to send reports, or use --dry-run.");
+  }
+  const kind = (periodFlag as (typeof PERIODS)[number] | undefined) ?? config.reportPeriod;
+  const period = lastFullPeriod(kind, systemClock.now());
+
+  const metadata = openMetadataStore(config);
+  let events: EventStore | null = null;
+  try {
+    await metadata.migrate();
+    events = await openEventStore(config);
+    await events.migrate();
+    const sender = createReportSender(config, metadata, events, systemClock);
+    if (dryRun) {
+      const messages = await sender.preview(period);
+      for (const message of messages) {
+        console.log(
+          `From: ${message.from}\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`,
+        );
+      }
+      console.log(
+        `Dry run: ${messages.length} report(s) of ${period.label} would be sent; nothing was sent.`,
+      );
+      return 0;
+    }
+    const mailer = new SmtpMailer(config.smtpUrl as string);
+    try {
+      const result = await sender.send(period, mailer);
+      for (const email of result.sent) console.log(`Sent the report of ${period.label} to ${email}.`);
+      for (const failure of result.failed) {
+        console.error(`Could not send the report of ${period.label} to ${failure.email}: ${failure.error}`);
+      }
+      console.log(
+        `${result.sent.length} sent, ${result.failed.length} failed (retried by the next run), ` +
+          `${result.skipped} already sent or being sent.`,
+      );
+      return result.failed.length > 0 ? 1 : 0;
+    } finally {
+      mailer.close();
+    }
+  } finally {
+    await events?.close();
+    await metadata.close();
+  }
+}
