@@ -38,7 +38,9 @@ export class ClickHouseNodes {
         url: url.origin,
         username: decodeURIComponent(url.username) || "default",
         password: decodeURIComponent(url.password),
-        request_timeout: 120_000,
+        // Rebuilds and deletes may run for minutes: progress headers keep the connection busy.
+        request_timeout: 600_000,
+        clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
       });
       return { url: url.origin, client };
     });
