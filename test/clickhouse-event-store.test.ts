@@ -9,6 +9,7 @@ import fs from "node:fs";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
+import { ConfigError } from "../src/config.js";
 import { STATS } from "../src/stats/catalog.js";
 import type { StatsQuery } from "../src/stats/stats-query.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
@@ -205,6 +206,27 @@ describe("ClickHouse event store on one server (no cluster)", { skip: missing ??
       await duck.close();
       await provisioned.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("ClickHouse migrate with an unknown cluster", { skip: missing ?? false }, () => {
+  it("refuses before creating anything, naming the setting", async () => {
+    const provisioned = await provisionClickHouse();
+    const store = new ClickHouseEventStore({ urls: provisioned.urls, cluster: "no_such_cluster" });
+    try {
+      await assert.rejects(
+        store.migrate(),
+        (error: Error) => error instanceof ConfigError && /ANALYTICS_CLICKHOUSE_CLUSTER/.test(error.message),
+      );
+      await assert.rejects(
+        store.countEvents(),
+        /ClickHouse at .*(Database|Table)/i,
+        "no tables were created",
+      );
+    } finally {
+      await store.close();
+      await provisioned.dispose();
     }
   });
 });

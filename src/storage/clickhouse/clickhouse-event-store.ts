@@ -4,6 +4,7 @@
 // materialized views update the aggregates from each inserted block. Statistics are read
 // from the aggregates; raw events only to rebuild them, count or list them.
 
+import { ConfigError } from "../../config.js";
 import type { Measure } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventKind, EventStore, StoredEvent } from "../ports.js";
@@ -58,6 +59,7 @@ export class ClickHouseEventStore implements EventStore {
   migrate(): Promise<void> {
     return this.serialised(() =>
       this.nodes.onEveryNode(async (node) => {
+        if (this.nodes.cluster) await this.checkCluster(node, this.nodes.cluster);
         await node.command(sql`CREATE DATABASE IF NOT EXISTS ${this.db}`);
         await node.command(
           sql`CREATE TABLE IF NOT EXISTS ${this.db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
@@ -73,7 +75,10 @@ export class ClickHouseEventStore implements EventStore {
             sql`INSERT INTO ${this.db}.schema_migrations VALUES (${migration.version}, ${migration.name})`,
           );
         }
-        if (this.nodes.cluster) await this.createDistributedTables(node, this.nodes.cluster);
+        if (this.nodes.cluster) {
+          for (const statement of distributedTables(this.db, this.nodes.cluster))
+            await node.command(statement);
+        }
       }),
     );
   }
@@ -188,17 +193,16 @@ export class ClickHouseEventStore implements EventStore {
     return sqlIdentifier(`${name}_local`);
   }
 
-  /** Checks the node knows the cluster, then (re)creates the Distributed tables over the local ones. */
-  private async createDistributedTables(node: NodeRunner, cluster: Sql): Promise<void> {
+  /** Refuses to migrate a node that does not know the configured cluster. */
+  private async checkCluster(node: NodeRunner, cluster: Sql): Promise<void> {
     const known = await node.query<{ n: string }>(
       sql`SELECT count() AS n FROM system.clusters WHERE cluster = ${cluster.text}`,
     );
     if (Number(known[0]?.n ?? 0) === 0) {
-      throw new Error(
+      throw new ConfigError(
         `ClickHouse at ${node.url} has no cluster ${cluster.text} in its remote_servers (ANALYTICS_CLICKHOUSE_CLUSTER)`,
       );
     }
-    for (const statement of distributedTables(this.db, cluster)) await node.command(statement);
   }
 
   /**
