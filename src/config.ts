@@ -14,6 +14,8 @@ export interface Config {
   readonly apiRateLimit: number;
   readonly collectRateLimit: number;
   readonly geoipDb: string | null;
+  readonly clickhouseUrl: readonly string[] | null;
+  readonly clickhouseCluster: string | null;
   readonly flushIntervalMs: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -99,6 +101,36 @@ const mailbox: Parser<string> = (raw) => {
   return value;
 };
 
+/** Comma-separated http(s) URLs of ClickHouse nodes; a path names the database, the same on every one. */
+const clickhouseUrls: Parser<readonly string[] | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  const urls = raw.split(",").map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry.trim());
+    } catch {
+      throw new Error(`${JSON.stringify(entry.trim())} is not an absolute http(s) URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("must be http(s) URLs");
+    if (url.search !== "" || url.hash !== "") throw new Error("must not carry a query or fragment");
+    if (!/^\/?([A-Za-z_][A-Za-z0-9_]*\/?)?$/.test(url.pathname)) {
+      throw new Error("a URL's path, if any, must be a database name (letters, digits, _)");
+    }
+    return url.toString().replace(/\/+$/, "");
+  });
+  if (new Set(urls.map((url) => new URL(url).pathname.replace(/\/+$/, ""))).size > 1) {
+    throw new Error("every URL must name the same database");
+  }
+  return Object.freeze(urls);
+};
+
+const optionalIdentifier: Parser<string | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.trim()))
+    throw new Error("must be a name of letters, digits and _");
+  return raw.trim();
+};
+
 const oneOf =
   (values: string[]): Parser<string> =>
   (raw) => {
@@ -161,6 +193,20 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: optionalFile,
     description:
       "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
+  },
+  clickhouseUrl: {
+    env: "ANALYTICS_CLICKHOUSE_URL",
+    default: "",
+    parse: clickhouseUrls,
+    description:
+      "Events in ClickHouse instead of the embedded store: the HTTP URL of the server, or the comma-separated URLs of every node of a cluster (`migrate` creates the tables on each). A path names the database (default `analytics`); `user:password@` gives credentials.",
+  },
+  clickhouseCluster: {
+    env: "ANALYTICS_CLICKHOUSE_CLUSTER",
+    default: "",
+    parse: optionalIdentifier,
+    description:
+      "The cluster's name in the ClickHouse servers' `remote_servers`: local tables on every shard behind Distributed tables. Required when `ANALYTICS_CLICKHOUSE_URL` lists several nodes.",
   },
   flushIntervalMs: {
     env: "ANALYTICS_FLUSH_INTERVAL_MS",

@@ -22,7 +22,10 @@ export async function migrateCommand(args: string[]): Promise<number> {
     } finally {
       await events.close();
     }
-    console.log(`Event store in ${config.dataDir} is up to date.`);
+    const where = config.clickhouseUrl
+      ? `ClickHouse (${config.clickhouseUrl.length} node(s))`
+      : config.dataDir;
+    console.log(`Event store in ${where} is up to date.`);
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
     console.log(error.message);

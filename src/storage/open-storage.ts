@@ -1,8 +1,9 @@
 // The one place that chooses storage engines from the configuration.
 
 import type { Clock } from "../clock.js";
-import type { Config } from "../config.js";
+import { type Config, ConfigError } from "../config.js";
 import { StoreBusyError } from "../errors.js";
+import { ClickHouseEventStore } from "./clickhouse/clickhouse-event-store.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { openSqliteMetadataStore } from "./sqlite/open-sqlite.js";
@@ -12,10 +13,23 @@ export function openMetadataStore(config: Config): MetadataStore {
 }
 
 /**
- * The embedded event store is a single-writer file: while a server holds it, another
- * process cannot open it (the error says so).
+ * ClickHouse when ANALYTICS_CLICKHOUSE_URL is set (several nodes need their cluster's name,
+ * as inserts and reads go through Distributed tables), else the embedded store. That one is
+ * a single-writer file: while a server holds it, another process cannot open it (the error
+ * says so).
  */
 export async function openEventStore(config: Config, clock?: Clock): Promise<EventStore> {
+  if (config.clickhouseCluster !== null && config.clickhouseUrl === null) {
+    throw new ConfigError("ANALYTICS_CLICKHOUSE_CLUSTER is set but ANALYTICS_CLICKHOUSE_URL is not.");
+  }
+  if (config.clickhouseUrl !== null) {
+    if (config.clickhouseUrl.length > 1 && config.clickhouseCluster === null) {
+      throw new ConfigError(
+        "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
+      );
+    }
+    return new ClickHouseEventStore({ urls: config.clickhouseUrl, cluster: config.clickhouseCluster });
+  }
   try {
     return await DuckDbEventStore.open(config.dataDir, clock ? { clock } : {});
   } catch (error) {

@@ -9,6 +9,7 @@ import { buildApp } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
+import type { EventStoreUnderTest } from "./event-stores.js";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -35,9 +36,15 @@ export function tempDir(prefix = "analytics-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
+/** `store` chooses the event store (a fresh one, removed on close); the embedded one by default. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  clock?: Clock,
+  store?: EventStoreUnderTest,
+): Promise<TestApp> {
   const dataDir = tempDir();
-  const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...env });
+  const events = store ? await store.provision() : null;
+  const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...events?.env, ...env });
   const container = await createContainer(config, clock ? { clock } : {});
   const app = await buildApp(container);
   await app.ready();
@@ -64,6 +71,7 @@ export async function createTestApp(env: Record<string, string> = {}, clock?: Cl
     async close() {
       await app.close();
       await container.close();
+      await events?.dispose();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,234 @@
+// The ClickHouse event store: one server, or a cluster of shards behind Distributed tables.
+// A batch is one INSERT of its events (through the Distributed table with
+// insert_distributed_sync=1, so it returns once every shard stored its part); the
+// materialized views update the aggregates from each inserted block. Statistics are read
+// from the aggregates; raw events only to rebuild them, count or list them.
+
+import { ConfigError } from "../../config.js";
+import type { Measure } from "../../stats/catalog.js";
+import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { EventKind, EventStore, StoredEvent } from "../ports.js";
+import { aggregateSelect, MEASURES } from "./aggregate-sql.js";
+import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
+import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
+import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
+import { compileStat } from "./stat-sql.js";
+
+/** Text fields of a StoredEvent, stored as they are in columns of the same names. */
+const TEXT_FIELDS = [
+  "page",
+  "referrer",
+  "campaign",
+  "browser",
+  "os",
+  "device",
+  "resolution",
+  "language",
+  "country",
+  "city",
+  "continent",
+  "event",
+] as const;
+const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
+const KINDS: EventKind[] = ["pageview", "event"];
+const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_stats_local"] as const;
+const AGGREGATE_TABLES: Record<Measure, string> = { rows: "row_stats", visitors: "visitor_stats" };
+const MUTATION_POLL_MS = 50;
+const MUTATION_TIMEOUT_MS = 300_000;
+
+interface EventRow {
+  website_id: number;
+  seconds: number;
+  visitor: string;
+  kind: number;
+  is_visit: number;
+  [field: string]: string | number;
+}
+
+export class ClickHouseEventStore implements EventStore {
+  private readonly nodes: ClickHouseNodes;
+  private writeQueue: Promise<unknown> = Promise.resolve();
+  private readonly db: Sql;
+
+  constructor(target: ClickHouseTarget) {
+    this.nodes = new ClickHouseNodes(target);
+    this.db = this.nodes.database;
+  }
+
+  /** Creates the database and applies the migrations on every node, then the Distributed tables. */
+  migrate(): Promise<void> {
+    return this.serialised(() =>
+      this.nodes.onEveryNode(async (node) => {
+        if (this.nodes.cluster) await this.checkCluster(node, this.nodes.cluster);
+        await node.command(sql`CREATE DATABASE IF NOT EXISTS ${this.db}`);
+        await node.command(
+          sql`CREATE TABLE IF NOT EXISTS ${this.db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
+        );
+        const applied = await node.query<{ version: number }>(
+          sql`SELECT version FROM ${this.db}.schema_migrations`,
+        );
+        const done = new Set(applied.map((row) => Number(row.version)));
+        for (const migration of CLICKHOUSE_MIGRATIONS) {
+          if (done.has(migration.version)) continue;
+          for (const statement of migration.statements(this.db)) await node.command(statement);
+          await node.command(
+            sql`INSERT INTO ${this.db}.schema_migrations VALUES (${migration.version}, ${migration.name})`,
+          );
+        }
+        if (this.nodes.cluster) {
+          for (const statement of distributedTables(this.db, this.nodes.cluster))
+            await node.command(statement);
+        }
+      }),
+    );
+  }
+
+  insert(events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    const rows = events.map((event) => {
+      const row: Record<string, string | number> = {
+        website_id: event.websiteId,
+        ts: Math.floor(event.ts.getTime() / 1000),
+        day: event.ts.toISOString().slice(0, 10),
+        visitor: event.visitor.toString(),
+        kind: KIND_CODES[event.kind],
+        is_visit: event.isVisit ? 1 : 0,
+      };
+      for (const field of TEXT_FIELDS) row[field] = event[field];
+      return row;
+    });
+    // One INSERT, acknowledged only once stored: synchronously on every shard it touches.
+    return this.serialised(() =>
+      this.nodes.insert(this.table("events"), rows, this.nodes.cluster ? { insert_distributed_sync: 1 } : {}),
+    );
+  }
+
+  async queryStat(query: StatsQuery): Promise<StatsPage> {
+    const compiled = compileStat(query, {
+      rowStats: this.table(AGGREGATE_TABLES.rows),
+      visitorStats: this.table(AGGREGATE_TABLES.visitors),
+    });
+    const [rows, totals] = await Promise.all([
+      this.nodes.query<{ value: string; n: string }>(compiled.page, compiled.settings),
+      this.nodes.query<{ total: string }>(compiled.total, compiled.settings),
+    ]);
+    return {
+      rows: rows.map((row) => ({ value: row.value, count: Number(row.n) })),
+      total: Number(totals[0]?.total ?? 0),
+    };
+  }
+
+  /** On every node, empties the aggregates (of one website or all) and refills them from its events. */
+  rebuildAggregates(websiteId?: number): Promise<void> {
+    return this.serialised(() =>
+      this.nodes.onEveryNode(async (node) => {
+        for (const measure of MEASURES) {
+          const table = sql`${this.db}.${this.local(AGGREGATE_TABLES[measure])}`;
+          if (websiteId === undefined) await node.command(sql`TRUNCATE TABLE ${table}`);
+          else await this.deleteRows(node, this.local(AGGREGATE_TABLES[measure]), websiteId);
+          await node.command(
+            sql`INSERT INTO ${table} ${aggregateSelect(measure, sql`${this.db}.events_local`, websiteId)}`,
+          );
+        }
+      }),
+    );
+  }
+
+  /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
+  deleteWebsite(websiteId: number): Promise<void> {
+    return this.serialised(() =>
+      this.nodes.onEveryNode(async (node) => {
+        for (const table of LOCAL_TABLES) await this.deleteRows(node, sqlIdentifier(table), websiteId);
+      }),
+    );
+  }
+
+  async countEvents(websiteId?: number): Promise<number> {
+    const where = websiteId === undefined ? sql`` : sql`WHERE website_id = ${websiteId}`;
+    const rows = await this.nodes.query<{ n: string }>(
+      sql`SELECT count() AS n FROM ${this.table("events")} ${where}`,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Events in time order; `visitor` is the stored visitor hash. */
+  async listEvents(websiteId: number): Promise<StoredEvent[]> {
+    const rows = await this.nodes.query<EventRow>(
+      sql`SELECT website_id, toUInt32(ts) AS seconds, toString(visitor) AS visitor, kind, is_visit,
+          ${sqlJoin(TEXT_FIELDS.map(sqlIdentifier), ", ")}
+        FROM ${this.table("events")} WHERE website_id = ${websiteId}
+        ORDER BY ts, kind, visitor, page, event`,
+    );
+    return rows.map((row) => {
+      const event = {
+        websiteId: Number(row.website_id),
+        ts: new Date(Number(row.seconds) * 1000),
+        visitor: BigInt(row.visitor),
+        kind: KINDS[Number(row.kind)] ?? "pageview",
+        isVisit: Number(row.is_visit) === 1,
+      } as StoredEvent;
+      for (const field of TEXT_FIELDS) event[field] = String(row[field]);
+      return event;
+    });
+  }
+
+  /** Resolves when every node answers. */
+  async ping(): Promise<void> {
+    await this.nodes.onEveryNode(async (node) => {
+      await node.query(sql`SELECT 1 AS ok`);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.writeQueue.catch(() => undefined);
+    await this.nodes.close();
+  }
+
+  /** The table queries and inserts go through: the Distributed one on a cluster, else the local one. */
+  private table(name: string): Sql {
+    return sql`${this.db}.${this.nodes.cluster ? sqlIdentifier(name) : this.local(name)}`;
+  }
+
+  private local(name: string): Sql {
+    return sqlIdentifier(`${name}_local`);
+  }
+
+  /** Refuses to migrate a node that does not know the configured cluster. */
+  private async checkCluster(node: NodeRunner, cluster: Sql): Promise<void> {
+    const known = await node.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.clusters WHERE cluster = ${cluster.text}`,
+    );
+    if (Number(known[0]?.n ?? 0) === 0) {
+      throw new ConfigError(
+        `ClickHouse at ${node.url} has no cluster ${cluster.text} in its remote_servers (ANALYTICS_CLICKHOUSE_CLUSTER)`,
+      );
+    }
+  }
+
+  /**
+   * Deletes a website's rows from a local table and waits for the mutation: ClickHouse runs
+   * ALTER ... DELETE in the background (18.16 cannot wait for it), and the caller's numbers
+   * must be gone when the call returns.
+   */
+  private async deleteRows(node: NodeRunner, table: Sql, websiteId: number): Promise<void> {
+    await node.command(sql`ALTER TABLE ${this.db}.${table} DELETE WHERE website_id = ${websiteId}`);
+    const deadline = Date.now() + MUTATION_TIMEOUT_MS;
+    for (;;) {
+      const pending = await node.query<{ n: string }>(
+        sql`SELECT count() AS n FROM system.mutations
+          WHERE database = ${this.db.text} AND table = ${table.text} AND is_done = 0`,
+      );
+      if (Number(pending[0]?.n ?? 0) === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`ClickHouse at ${node.url}: a delete from ${table.text} did not finish`);
+      await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
+    }
+  }
+
+  /** Runs write work (inserts, rebuilds, deletes) one at a time, so a rebuild never sees half a batch. */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.writeQueue.then(work, work);
+    this.writeQueue = next.catch(() => undefined);
+    return next;
+  }
+}

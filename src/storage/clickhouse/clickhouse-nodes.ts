@@ -1,0 +1,136 @@
+// The ClickHouse nodes of ANALYTICS_CLICKHOUSE_URL, one HTTP client each: statements that
+// every node must run (DDL, deletes), reads and inserts through one node (in turn), and
+// the translation of driver and server errors into an AppError the edges understand.
+
+import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
+import { AppError } from "../../errors.js";
+import { type Sql, sqlIdentifier } from "./sql-escape.js";
+
+export const DEFAULT_DATABASE = "analytics";
+
+export interface ClickHouseTarget {
+  /** HTTP URLs of every node; a path names the database, user:password@ the credentials. */
+  urls: readonly string[];
+  /** The cluster of the servers' remote_servers, or null for one server without Distributed tables. */
+  cluster: string | null;
+}
+
+interface Node {
+  url: string;
+  client: ClickHouseClient;
+}
+
+export class ClickHouseNodes {
+  readonly database: Sql;
+  readonly cluster: Sql | null;
+  private readonly nodes: Node[];
+  private next = 0;
+
+  constructor(target: ClickHouseTarget) {
+    if (target.urls.length === 0) throw new Error("no ClickHouse URL");
+    const databases = new Set(target.urls.map(databaseOf));
+    if (databases.size !== 1) throw new Error("every ClickHouse URL must name the same database");
+    this.database = sqlIdentifier([...databases][0] as string);
+    this.cluster = target.cluster === null ? null : sqlIdentifier(target.cluster);
+    this.nodes = target.urls.map((raw) => {
+      const url = new URL(raw);
+      const client = createClient({
+        url: url.origin,
+        username: decodeURIComponent(url.username) || "default",
+        password: decodeURIComponent(url.password),
+        // Rebuilds and deletes may run for minutes: progress headers keep the connection busy.
+        request_timeout: 600_000,
+        clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
+      });
+      return { url: url.origin, client };
+    });
+  }
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  /** Runs a statement on every node, one after the other; `each` sees the node's index. */
+  async onEveryNode(work: (run: NodeRunner, index: number) => Promise<void>): Promise<void> {
+    for (const [index, node] of this.nodes.entries()) await work(new NodeRunner(node), index);
+  }
+
+  /** Rows of a query, as JSON objects, through the next node. */
+  query<T>(statement: Sql, settings: ClickHouseSettings = {}): Promise<T[]> {
+    return new NodeRunner(this.pick()).query<T>(statement, settings);
+  }
+
+  /** One INSERT of `rows` into `table` (qualified) through the next node. */
+  insert(table: Sql, rows: readonly Record<string, unknown>[], settings: ClickHouseSettings = {}) {
+    return new NodeRunner(this.pick()).insert(table, rows, settings);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.client.close()));
+  }
+
+  private pick(): Node {
+    const node = this.nodes[this.next % this.nodes.length] as Node;
+    this.next = (this.next + 1) % this.nodes.length;
+    return node;
+  }
+}
+
+/** Statements on one node; every failure comes out as an "unavailable" AppError naming the node. */
+export class NodeRunner {
+  constructor(private readonly node: Node) {}
+
+  get url(): string {
+    return this.node.url;
+  }
+
+  async command(statement: Sql, settings: ClickHouseSettings = {}): Promise<void> {
+    await this.translated(() =>
+      this.node.client.command({ query: statement.text, clickhouse_settings: settings }),
+    );
+  }
+
+  async query<T>(statement: Sql, settings: ClickHouseSettings = {}): Promise<T[]> {
+    return this.translated(async () => {
+      const result = await this.node.client.query({
+        query: statement.text,
+        format: "JSONEachRow",
+        clickhouse_settings: settings,
+      });
+      return result.json<T>();
+    });
+  }
+
+  async insert(table: Sql, rows: readonly Record<string, unknown>[], settings: ClickHouseSettings = {}) {
+    await this.translated(() =>
+      this.node.client.insert({
+        table: table.text,
+        values: rows as Record<string, unknown>[],
+        format: "JSONEachRow",
+        clickhouse_settings: settings,
+      }),
+    );
+  }
+
+  private async translated<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new ClickHouseError(this.node.url, error);
+    }
+  }
+}
+
+/** A ClickHouse node refused or failed a statement, or did not answer. */
+export class ClickHouseError extends AppError {
+  constructor(url: string, cause: unknown) {
+    super("unavailable", `ClickHouse at ${url}: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = "ClickHouseError";
+    this.cause = cause;
+  }
+}
+
+function databaseOf(raw: string): string {
+  const path = new URL(raw).pathname.replace(/^\/+|\/+$/g, "");
+  return path === "" ? DEFAULT_DATABASE : decodeURIComponent(path);
+}
