@@ -1,5 +1,6 @@
-// Builds a real app over a fresh SQLite store in a temporary directory, with helpers to
-// create users and call the API. Every test gets its own, so no test depends on another.
+// Builds a real app over fresh stores (a temporary directory, and a fresh PostgreSQL schema
+// when the metadata engine under test is PostgreSQL), with helpers to create users and call
+// the API. Every test gets its own, so no test depends on another.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +10,7 @@ import { buildApp } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
+import { freshMetadata } from "./test-metadata.js";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -37,8 +39,15 @@ export function tempDir(prefix = "analytics-test-"): string {
 
 export async function createTestApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
   const dataDir = tempDir();
-  const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...env });
-  const container = await createContainer(config, clock ? { clock } : {});
+  const metadata = await freshMetadata();
+  const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env, ...env });
+  let container: Container;
+  try {
+    container = await createContainer(config, clock ? { clock } : {});
+  } catch (error) {
+    await metadata.drop();
+    throw error;
+  }
   const app = await buildApp(container);
   await app.ready();
   return {
@@ -64,6 +73,7 @@ export async function createTestApp(env: Record<string, string> = {}, clock?: Cl
     async close() {
       await app.close();
       await container.close();
+      await metadata.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
