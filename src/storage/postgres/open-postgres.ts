@@ -19,10 +19,11 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: "analytics",
   });
-  // An idle connection that the server drops (a restart) is reported on the pool; without a
-  // listener that would end the process. The next query opens a new connection or fails,
-  // and /healthz says so.
+  // A connection the server drops (a restart) emits "error": on the pool while idle, on the
+  // client while checked out. Without a listener either would end the process; the query in
+  // flight fails on its own, the next opens a new connection, and /healthz tells meanwhile.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new RelationalMetadataStore(db, {
     migrations: postgresMigrations,
