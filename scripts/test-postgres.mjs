@@ -12,6 +12,7 @@ const SUITES = [
   "cli",
   "collect-endpoint",
   "event-import",
+  "export-import",
   "hostile-input",
   "stats-api",
   "visitor-hasher",

@@ -14,6 +14,8 @@ Commands:
   users create --email E [--name N] [--admin]  Create a user; prints the new API key on the last line
   keys rotate --email E                        Replace a user's API key; prints the new key on the last line
   aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
+  export [--website ID] [--from D] [--to D]    Write the stored events as NDJSON to standard output
+  import [--file F]                            Read exported events (a file or standard input) into the event store
 
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
@@ -26,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   "users create": async () => (await import("./user-commands.js")).usersCreateCommand,
   "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
   "aggregates rebuild": async () => (await import("./aggregates-command.js")).aggregatesRebuildCommand,
+  export: async () => (await import("./export-command.js")).exportCommand,
+  import: async () => (await import("./import-command.js")).importCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -10,7 +10,7 @@ import { buildApp } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
-import { freshMetadata } from "./test-metadata.js";
+import { freshMetadata, type TestMetadata } from "./test-metadata.js";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -37,9 +37,23 @@ export function tempDir(prefix = "analytics-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestApp(env: Record<string, string> = {}, clock?: Clock): Promise<TestApp> {
-  const dataDir = tempDir();
-  const metadata = await freshMetadata();
+export interface TestStores {
+  /** An existing data directory, left in place by close(). */
+  dataDir: string;
+  /** The metadata store's environment (TestMetadata.env), left in place by close(). */
+  metadataEnv: Record<string, string>;
+}
+
+/** A test app over fresh stores, or over `stores` (to reopen them, as a restart would). */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  clock?: Clock,
+  stores?: TestStores,
+): Promise<TestApp> {
+  const dataDir = stores?.dataDir ?? tempDir();
+  const metadata: TestMetadata = stores
+    ? { env: stores.metadataEnv, drop: async () => undefined }
+    : await freshMetadata();
   const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env, ...env });
   let container: Container;
   try {
@@ -74,7 +88,7 @@ export async function createTestApp(env: Record<string, string> = {}, clock?: Cl
       await app.close();
       await container.close();
       await metadata.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!stores) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

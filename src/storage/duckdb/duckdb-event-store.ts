@@ -27,7 +27,7 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import type { EventKind, EventStore, StoredEvent } from "../ports.js";
+import type { EventKind, EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
   ALL_STATS_SQL,
   MERGE_RECENT_SQL,
@@ -36,6 +36,7 @@ import {
   rebuildSql,
 } from "./aggregate-sql.js";
 import { dayNumberOf, dayString, foldBatch } from "./batch-aggregates.js";
+import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
@@ -50,8 +51,6 @@ const STORED_TEXT = [
   "resolution",
   "language",
 ] as const;
-/** Every text field of a StoredEvent, as events_view gives them back. */
-const TEXT_FIELDS = [...STORED_TEXT, "country", "city", "continent", "event"] as const;
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
@@ -65,7 +64,6 @@ const EVENT_TYPES = [
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
-const KINDS: EventKind[] = ["pageview", "event"];
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows one data chunk holds
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
@@ -274,22 +272,23 @@ export class DuckDbEventStore implements EventStore {
   /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
   async listEvents(websiteId: number): Promise<StoredEvent[]> {
     const result = await this.reader.runAndReadAll(
-      `SELECT website_id, epoch(ts) AS seconds, visitor, kind, is_visit, ${TEXT_FIELDS.join(", ")}
-       FROM events_view WHERE website_id = $1 ORDER BY ts, seq`,
+      `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
       [websiteId],
     );
-    return result.getRowObjects().map((row) => {
-      const seconds = Number(row.seconds);
-      const event = {
-        websiteId: Number(row.website_id),
-        ts: new Date(seconds * 1000),
-        visitor: (BigInt(Math.floor(seconds / 86_400)) << 32n) | BigInt(Number(row.visitor)),
-        kind: KINDS[Number(row.kind)] ?? "pageview",
-        isVisit: row.is_visit === true,
-      } as StoredEvent;
-      for (const field of TEXT_FIELDS) event[field] = String(row[field]);
-      return event;
-    });
+    return result.getRowObjects().map(toStoredEvent);
+  }
+
+  /**
+   * Streams the events a chunk at a time (DuckDB's vector size), on the reader connection so
+   * inserts are not held up. A visitor is its hash for the days visitor_ids still covers,
+   * else a per-day stand-in (see event-rows.ts).
+   */
+  async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
+    const { sql, params } = exportQuery(options);
+    const result = await this.reader.stream(sql, params);
+    for await (const rows of result.yieldRowObjects()) {
+      if (rows.length > 0) yield rows.map(toStoredEvent);
+    }
   }
 
   async ping(): Promise<void> {
