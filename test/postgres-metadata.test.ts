@@ -85,6 +85,37 @@ describe("PostgreSQL metadata store", () => {
     assert.equal(await (servers[0] as MetadataStore).salts.deleteBefore("2026-03-02"), 1);
   });
 
+  it("migrates while other schemas of the database come and go", async (t) => {
+    if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
+    const base = TEST_DATABASE_URL;
+    let churning = true;
+    const churn = (async () => {
+      while (churning) {
+        const other = await createTestSchema(base);
+        const store = openPostgresMetadataStore(other.url);
+        await store.migrate();
+        await store.close();
+        await other.drop();
+      }
+    })();
+    try {
+      for (let i = 0; i < 8; i++) {
+        const mine = await createTestSchema(base);
+        const store = openPostgresMetadataStore(mine.url);
+        try {
+          await store.migrate();
+          await store.migrate();
+        } finally {
+          await store.close();
+          await mine.drop();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+    }
+  });
+
   it("is chosen by ANALYTICS_DATABASE_URL and leaves no SQLite file", async (t) => {
     if (skipWithoutPostgres(t) || !schema) return;
     const dataDir = tempDir();

@@ -1,11 +1,12 @@
 // Opens the PostgreSQL metadata store: a node-postgres pool behind Kysely's PostgresDialect,
 // serving the same repositories as SQLite. Any number of server processes can share it.
 
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { type DatabaseIntrospector, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
 import { postgresMigrations } from "../relational/migrations/postgres.js";
 import type { Database } from "../relational/schema.js";
+import { CurrentSchemaIntrospector } from "./current-schema-introspector.js";
 
 /** Connections one process keeps at most; requests beyond it wait for a free one. */
 const POOL_SIZE = 10;
@@ -24,7 +25,7 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
   // flight fails on its own, the next opens a new connection, and /healthz tells meanwhile.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   return new RelationalMetadataStore(db, {
     migrations: postgresMigrations,
     uniqueViolation: postgresUniqueColumn,
@@ -39,6 +40,13 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
       return schema;
     },
   });
+}
+
+/** Kysely's PostgreSQL dialect, introspecting only the current schema (see the introspector). */
+class CurrentSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
 }
 
 /** PostgreSQL reports a unique violation as SQLSTATE 23505 with `Key (domain)=(...) already exists.` */
