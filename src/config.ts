@@ -9,6 +9,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  readonly databaseUrl: string | null;
   readonly trustProxy: boolean;
   readonly publicUrl: string | null;
   readonly apiRateLimit: number;
@@ -69,6 +70,20 @@ const optionalUrl: Parser<string | null> = (raw) => {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("must be an http(s) URL");
   return url.toString().replace(/\/+$/, "");
+};
+
+const optionalPostgresUrl: Parser<string | null> = (raw) => {
+  if (raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error("must be a postgres://user:password@host:port/database URL");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new Error("must be a postgres:// or postgresql:// URL");
+  }
+  return raw.trim();
 };
 
 const optionalFile: Parser<string | null> = (raw) => {
@@ -160,6 +175,13 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "./data",
     parse: (raw) => path.resolve(text(raw)),
     description: "Directory of the embedded storage (created if missing).",
+  },
+  databaseUrl: {
+    env: "ANALYTICS_DATABASE_URL",
+    default: "",
+    parse: optionalPostgresUrl,
+    description:
+      "`postgres://user:password@host:port/database`: keep the metadata (users, keys, websites, visitor salts) in PostgreSQL, shared by any number of servers. Unset: SQLite in the data directory.",
   },
   trustProxy: {
     env: "ANALYTICS_TRUST_PROXY",

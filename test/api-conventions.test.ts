@@ -26,7 +26,7 @@ describe("authentication", () => {
       { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` },
       { authorization: `Token ${key}` },
       { authorization: `Bearer ${key}x` },
-      { authorization: `Bearer ${key.slice(0, -1)}A` },
+      { authorization: `Bearer ${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}` }, // last character changed
       { authorization: "Bearer ak_0000000000000000AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
       { authorization: "Bearer ' OR 1=1 --" },
     ];

@@ -1,27 +1,38 @@
 // The `analytics` command as a separate process: users create, keys rotate, migrate,
-// usage errors, and all of it while a server runs on the same data directory.
+// usage errors, and all of it while a server runs on the same data directory (and the
+// same metadata store, when the metadata engine under test is PostgreSQL).
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
+import { freshMetadata, METADATA_ENGINE, type TestMetadata } from "./support/test-metadata.js";
 
 const KEY = /^ak_[0-9a-f]{16}[A-Za-z0-9_-]{43}$/;
 
 describe("analytics CLI", () => {
   const dataDir = tempDir("analytics-cli-");
-  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  let metadata: TestMetadata;
+  before(async () => {
+    metadata = await freshMetadata();
+  });
+  after(async () => {
+    await metadata.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { ...metadata.env, ...env });
 
   it("migrates an empty data directory", () => {
-    const result = runCli(["migrate", "--data-dir", dataDir]);
+    const result = cli(["migrate", "--data-dir", dataDir]);
     assert.equal(result.status, 0, result.stderr);
-    assert.ok(fs.existsSync(`${dataDir}/metadata.sqlite`));
-    assert.equal(runCli(["migrate", "--data-dir", dataDir]).status, 0, "migrating twice is harmless");
+    if (METADATA_ENGINE === "sqlite") assert.ok(fs.existsSync(`${dataDir}/metadata.sqlite`));
+    else assert.match(result.stdout, /Metadata store in PostgreSQL at [\w.]+:\d+\/\w+ is up to date/);
+    assert.equal(cli(["migrate", "--data-dir", dataDir]).status, 0, "migrating twice is harmless");
   });
 
   it("creates users and prints the key alone on the last line", () => {
-    const result = runCli([
+    const result = cli([
       "users",
       "create",
       "--email",
@@ -38,16 +49,16 @@ describe("analytics CLI", () => {
   });
 
   it("refuses a duplicate or invalid email and missing options", () => {
-    const duplicate = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]);
+    const duplicate = cli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]);
     assert.equal(duplicate.status, 1);
     assert.match(duplicate.stderr, /already been taken/);
-    const invalid = runCli(["users", "create", "--email", "not-an-email", "--data-dir", dataDir]);
+    const invalid = cli(["users", "create", "--email", "not-an-email", "--data-dir", dataDir]);
     assert.equal(invalid.status, 1);
     assert.match(invalid.stderr, /valid email/);
-    const missing = runCli(["users", "create", "--data-dir", dataDir]);
+    const missing = cli(["users", "create", "--data-dir", dataDir]);
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /--email is required/);
-    const unknownFlag = runCli([
+    const unknownFlag = cli([
       "users",
       "create",
       "--email",
@@ -58,28 +69,28 @@ describe("analytics CLI", () => {
       dataDir,
     ]);
     assert.equal(unknownFlag.status, 2);
-    const rotateUnknown = runCli(["keys", "rotate", "--email", "nobody@example.org", "--data-dir", dataDir]);
+    const rotateUnknown = cli(["keys", "rotate", "--email", "nobody@example.org", "--data-dir", dataDir]);
     assert.equal(rotateUnknown.status, 1);
     assert.match(rotateUnknown.stderr, /No user/);
   });
 
   it("explains unknown commands and bad configuration", () => {
-    const unknown = runCli(["frobnicate"]);
+    const unknown = cli(["frobnicate"]);
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /Unknown command/);
     assert.match(unknown.stderr, /users create/);
-    const help = runCli(["--help"]);
+    const help = cli(["--help"]);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /keys rotate/);
-    const badConfig = runCli(["migrate", "--data-dir", dataDir], { ANALYTICS_API_RATE_LIMIT: "lots" });
+    const badConfig = cli(["migrate", "--data-dir", dataDir], { ANALYTICS_API_RATE_LIMIT: "lots" });
     assert.equal(badConfig.status, 2);
     assert.match(badConfig.stderr, /ANALYTICS_API_RATE_LIMIT/);
   });
 
   it("works while a server runs on the same data directory", async () => {
-    const server = await startServer(["--data-dir", dataDir]);
+    const server = await startServer(["--data-dir", dataDir], metadata.env);
     try {
-      const created = runCli(["users", "create", "--email", "live@example.org", "--data-dir", dataDir]);
+      const created = cli(["users", "create", "--email", "live@example.org", "--data-dir", dataDir]);
       assert.equal(created.status, 0, created.stderr);
       const oldKey = created.lastLine;
       const list = (key: string) =>
@@ -96,7 +107,7 @@ describe("analytics CLI", () => {
       });
       assert.equal(made.status, 201);
 
-      const rotated = runCli(["keys", "rotate", "--email", "live@example.org", "--data-dir", dataDir]);
+      const rotated = cli(["keys", "rotate", "--email", "live@example.org", "--data-dir", dataDir]);
       assert.equal(rotated.status, 0, rotated.stderr);
       assert.match(rotated.lastLine, KEY);
       assert.notEqual(rotated.lastLine, oldKey);
@@ -104,14 +115,14 @@ describe("analytics CLI", () => {
       const withNew = await list(rotated.lastLine);
       assert.equal(withNew.status, 200);
       assert.equal(((await withNew.json()) as { meta: { total: number } }).meta.total, 1);
-      const migrated = runCli(["migrate", "--data-dir", dataDir]);
+      const migrated = cli(["migrate", "--data-dir", dataDir]);
       assert.equal(migrated.status, 0, "migrate runs beside the server");
       assert.match(
         migrated.stdout,
         /in use by a running server/,
         "and says the server keeps the event store",
       );
-      const busy = runCli(["aggregates", "rebuild", "--data-dir", dataDir]);
+      const busy = cli(["aggregates", "rebuild", "--data-dir", dataDir]);
       assert.equal(busy.status, 1, "the embedded event store has one writer");
       assert.match(busy.stderr, /in use by a running server/);
     } finally {
@@ -120,12 +131,12 @@ describe("analytics CLI", () => {
   });
 
   it("rebuilds the aggregates once the server has stopped", () => {
-    const all = runCli(["aggregates", "rebuild", "--data-dir", dataDir]);
+    const all = cli(["aggregates", "rebuild", "--data-dir", dataDir]);
     assert.equal(all.status, 0, all.stderr);
     assert.match(all.stdout, /Rebuilt the aggregates of every website from \d+ events/);
-    const one = runCli(["aggregates", "rebuild", "--website", "1", "--data-dir", dataDir]);
+    const one = cli(["aggregates", "rebuild", "--website", "1", "--data-dir", dataDir]);
     assert.equal(one.status, 0, one.stderr);
     assert.match(one.stdout, /website 1/);
-    assert.equal(runCli(["aggregates", "rebuild", "--website", "x", "--data-dir", dataDir]).status, 2);
+    assert.equal(cli(["aggregates", "rebuild", "--website", "x", "--data-dir", dataDir]).status, 2);
   });
 });

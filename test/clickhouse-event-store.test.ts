@@ -151,6 +151,24 @@ describe("ClickHouse event store", { skip: missing ?? false }, () => {
     }
   });
 
+  it("exports every stored event, website by website and day by day, within a range of days", async () => {
+    const batches: StoredEvent[][] = [];
+    for await (const batch of house.exportEvents()) batches.push(batch);
+    assert.ok(batches.length > 2, "one batch per website and day");
+    for (const batch of batches) {
+      const days = new Set(batch.map((event) => `${event.websiteId} ${event.ts.toISOString().slice(0, 10)}`));
+      assert.equal(days.size, 1, "a batch holds one website's day");
+    }
+    assert.deepEqual(batches.flat().sort(byTime), [...sent].sort(byTime));
+
+    const day = new Date(START + 86_400_000).toISOString().slice(0, 10);
+    const oneDay: StoredEvent[] = [];
+    for await (const batch of house.exportEvents({ websiteId: 2, from: day, to: day })) oneDay.push(...batch);
+    const expected = sent.filter((e) => e.websiteId === 2 && e.ts.toISOString().slice(0, 10) === day);
+    assert.ok(expected.length > 0);
+    assert.deepEqual(oneDay.sort(byTime), [...expected].sort(byTime));
+  });
+
   it("gives the same answers after rebuilding the aggregates of one website and of all", async () => {
     const before1 = await answers(house, 1);
     const before2 = await answers(house, 2);

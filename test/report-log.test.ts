@@ -8,12 +8,14 @@ import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
+import { loadConfig } from "../src/config.js";
+import { openMetadataStore } from "../src/storage/open-storage.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { RelationalMetadataStore } from "../src/storage/relational/metadata-store.js";
 import { sqliteMigrations } from "../src/storage/relational/migrations/sqlite.js";
 import type { Database } from "../src/storage/relational/schema.js";
-import { openSqliteMetadataStore } from "../src/storage/sqlite/open-sqlite.js";
 import { tempDir } from "./support/test-app.js";
+import { freshMetadata, type TestMetadata } from "./support/test-metadata.js";
 
 const T0 = new Date("2026-04-13T06:00:00Z");
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
@@ -38,15 +40,18 @@ async function addWebsite(store: MetadataStore, userId: number, domain: string, 
 
 describe("report log", () => {
   const dataDir = tempDir("analytics-report-log-");
+  let metadata: TestMetadata;
   let store: MetadataStore;
   let other: MetadataStore;
   let alice: number;
   let bob: number;
 
   before(async () => {
-    store = openSqliteMetadataStore(dataDir);
+    metadata = await freshMetadata(); // the engine under test
+    const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env });
+    store = openMetadataStore(config);
     await store.migrate();
-    other = openSqliteMetadataStore(dataDir); // a second server on the same database
+    other = openMetadataStore(config); // a second server on the same database
     alice = (await addUser(store, "alice@example.org", "Alice")).id;
     bob = (await addUser(store, "bob@example.org")).id;
     const carol = (await addUser(store, "carol@example.org")).id;
@@ -60,6 +65,7 @@ describe("report log", () => {
   after(async () => {
     await store.close();
     await other.close();
+    await metadata.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 

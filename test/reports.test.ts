@@ -11,7 +11,7 @@ import { escapeHtml } from "../src/reports/report-html.js";
 import { lastFullPeriod } from "../src/reports/report-period.js";
 import { createReportSender } from "../src/reports/report-sender.js";
 import { SmtpMailer } from "../src/reports/smtp-mailer.js";
-import { openSqliteMetadataStore } from "../src/storage/sqlite/open-sqlite.js";
+import { openMetadataStore } from "../src/storage/open-storage.js";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp-sink.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
@@ -207,7 +207,7 @@ describe("email reports", () => {
     const again = createReportSender(t.container.config, t.container.metadata, t.container.events, clock);
     const second = await again.send(period, mailer);
     assert.deepEqual(second, { period, sent: [], failed: [], skipped: 2 });
-    const otherMetadata = openSqliteMetadataStore(t.dataDir);
+    const otherMetadata = openMetadataStore(t.container.config);
     try {
       const otherServer = createReportSender(t.container.config, otherMetadata, t.container.events, clock);
       assert.deepEqual((await otherServer.send(period, mailer)).sent, []);

@@ -55,7 +55,7 @@ for (const store of EVENT_STORES) {
     let trackerId: number;
 
     before(async () => {
-      viaImport = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), store);
+      viaImport = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), { store });
       importKey = await viaImport.createUser();
       importId = await createFixtureWebsite(viaImport, importKey);
       const imported = await viaImport.call(importKey, {
@@ -68,7 +68,7 @@ for (const store of EVENT_STORES) {
 
       // The same hits through the public endpoint, each at its own time from its own address.
       const clock = new ManualClock(FIXTURE_HITS[0]?.ts ?? "");
-      viaTracker = await createTestApp({}, clock, store);
+      viaTracker = await createTestApp({}, clock, { store });
       trackerKey = await viaTracker.createUser();
       trackerId = await createFixtureWebsite(viaTracker, trackerKey);
       for (const hit of FIXTURE_HITS) {
@@ -216,7 +216,7 @@ for (const store of EVENT_STORES) {
 
   describe(`statistics paging over many values (${store.name} event store)`, { skip: store.skip }, () => {
     it("walks every page in a stable order", async () => {
-      const t = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), store);
+      const t = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), { store });
       try {
         const key = await t.createUser();
         const id = await createFixtureWebsite(t, key);

@@ -3,22 +3,33 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
+import { loadConfig } from "../src/config.js";
 import { type SaltScope, VisitorHasher } from "../src/ingest/visitor-hasher.js";
-import { openSqliteMetadataStore } from "../src/storage/sqlite/open-sqlite.js";
+import { openMetadataStore } from "../src/storage/open-storage.js";
+import type { MetadataStore } from "../src/storage/ports.js";
 import { tempDir } from "./support/test-app.js";
+import { freshMetadata, type TestMetadata } from "./support/test-metadata.js";
 
 const UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15";
 
 describe("visitor hasher", () => {
   const dir = tempDir();
-  const first = openSqliteMetadataStore(dir);
-  const second = openSqliteMetadataStore(dir); // a second server on the same store
+  let metadata: TestMetadata;
+  let first: MetadataStore;
+  let second: MetadataStore; // a second server on the same store
+  before(async () => {
+    metadata = await freshMetadata();
+    const config = loadConfig({ ANALYTICS_DATA_DIR: dir, ...metadata.env });
+    first = openMetadataStore(config);
+    second = openMetadataStore(config);
+  });
   after(async () => {
     await first.close();
     await second.close();
+    await metadata.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

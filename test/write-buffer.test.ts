@@ -51,6 +51,7 @@ class FlakyStore implements EventStore {
   deleteWebsite = (id: number) => this.real.deleteWebsite(id);
   countEvents = (id?: number) => this.real.countEvents(id);
   listEvents = (id: number) => this.real.listEvents(id);
+  exportEvents = (options?: Parameters<EventStore["exportEvents"]>[0]) => this.real.exportEvents(options);
   ping = () => this.real.ping();
   close = () => this.real.close();
 }

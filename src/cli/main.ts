@@ -16,6 +16,8 @@ Commands:
   aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
   reports send [--period week|month] [--dry-run]
                                                Email the last full period's reports (--dry-run prints them)
+  export [--website ID] [--from D] [--to D]    Write the stored events as NDJSON to standard output
+  import [--file F]                            Read exported events (a file or standard input) into the event store
 
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
@@ -29,6 +31,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
   "aggregates rebuild": async () => (await import("./aggregates-command.js")).aggregatesRebuildCommand,
   "reports send": async () => (await import("./reports-command.js")).reportsSendCommand,
+  export: async () => (await import("./export-command.js")).exportCommand,
+  import: async () => (await import("./import-command.js")).importCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

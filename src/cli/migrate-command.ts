@@ -3,7 +3,7 @@
 // so that case is reported and is not a failure.
 
 import { StoreBusyError } from "../errors.js";
-import { openEventStore, openMetadataStore } from "../storage/open-storage.js";
+import { describeMetadataStore, openEventStore, openMetadataStore } from "../storage/open-storage.js";
 import { configFrom, parseCommand } from "./command-options.js";
 
 export async function migrateCommand(args: string[]): Promise<number> {
@@ -14,7 +14,7 @@ export async function migrateCommand(args: string[]): Promise<number> {
   } finally {
     await metadata.close();
   }
-  console.log(`Metadata store in ${config.dataDir} is up to date.`);
+  console.log(`Metadata store ${describeMetadataStore(config)} is up to date.`);
   try {
     const events = await openEventStore(config);
     try {

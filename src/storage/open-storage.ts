@@ -6,10 +6,19 @@ import { StoreBusyError } from "../errors.js";
 import { ClickHouseEventStore } from "./clickhouse/clickhouse-event-store.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
 import type { EventStore, MetadataStore } from "./ports.js";
+import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
 import { openSqliteMetadataStore } from "./sqlite/open-sqlite.js";
 
+/** PostgreSQL when ANALYTICS_DATABASE_URL is set, else SQLite in the data directory. */
 export function openMetadataStore(config: Config): MetadataStore {
+  if (config.databaseUrl) return openPostgresMetadataStore(config.databaseUrl);
   return openSqliteMetadataStore(config.dataDir);
+}
+
+/** Where the metadata lives, for messages (never shows a password). */
+export function describeMetadataStore(config: Config): string {
+  if (!config.databaseUrl) return `in ${config.dataDir}`;
+  return `in PostgreSQL at ${describePostgresServer(config.databaseUrl)}`;
 }
 
 /**

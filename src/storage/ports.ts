@@ -187,6 +187,15 @@ export interface StoredEvent {
   event: string;
 }
 
+/** Which events to export: one website or all, and a range of UTC days (inclusive). */
+export interface ExportOptions {
+  websiteId?: number;
+  /** YYYY-MM-DD */
+  from?: string;
+  /** YYYY-MM-DD */
+  to?: string;
+}
+
 export interface EventStore {
   migrate(): Promise<void>;
   /** Stores the events and updates the aggregates atomically: all of it or, on error, none. */
@@ -200,6 +209,13 @@ export interface EventStore {
   countEvents(websiteId?: number): Promise<number>;
   /** The website's events in time order (for tests, exports and rebuilds). */
   listEvents(websiteId: number): Promise<StoredEvent[]>;
+  /**
+   * Streams the stored events in batches, by website then time, never all in memory (for
+   * `analytics export`). Inserting them into another store gives every statistic the same
+   * answer: a visitor is its hash, or a stand-in that keeps distinct (day, visitor) pairs
+   * distinct where the store no longer knows the hash.
+   */
+  exportEvents(options?: ExportOptions): AsyncIterable<StoredEvent[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
-// Builds a real app over a fresh SQLite store in a temporary directory, with helpers to
-// create users and call the API. Every test gets its own, so no test depends on another.
+// Builds a real app over fresh stores (a temporary directory, and a fresh PostgreSQL schema
+// when the metadata engine under test is PostgreSQL), with helpers to create users and call
+// the API. Every test gets its own, so no test depends on another.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +11,7 @@ import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
 import type { EventStoreUnderTest } from "./event-stores.js";
+import { freshMetadata, type TestMetadata } from "./test-metadata.js";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -36,16 +38,42 @@ export function tempDir(prefix = "analytics-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** `store` chooses the event store (a fresh one, removed on close); the embedded one by default. */
+export interface TestStores {
+  /** An existing data directory, left in place by close(). */
+  dataDir: string;
+  /** The metadata store's environment (TestMetadata.env), left in place by close(). */
+  metadataEnv: Record<string, string>;
+}
+
+export interface TestAppOptions {
+  /** Reopen these stores (as a restart would) instead of fresh ones. */
+  stores?: TestStores;
+  /** The event store under test (a fresh one, removed on close); the embedded one by default. */
+  store?: EventStoreUnderTest;
+}
+
+/** A test app over fresh stores, or over the stores `options` names. */
 export async function createTestApp(
   env: Record<string, string> = {},
   clock?: Clock,
-  store?: EventStoreUnderTest,
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const dataDir = tempDir();
-  const events = store ? await store.provision() : null;
-  const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...events?.env, ...env });
-  const container = await createContainer(config, clock ? { clock } : {});
+  const { stores, store } = options;
+  const dataDir = stores?.dataDir ?? tempDir();
+  const metadata: TestMetadata = stores
+    ? { env: stores.metadataEnv, drop: async () => undefined }
+    : await freshMetadata();
+  let events: Awaited<ReturnType<EventStoreUnderTest["provision"]>> | null = null;
+  let container: Container;
+  try {
+    events = store ? await store.provision() : null;
+    const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env, ...events?.env, ...env });
+    container = await createContainer(config, clock ? { clock } : {});
+  } catch (error) {
+    await events?.dispose();
+    await metadata.drop();
+    throw error;
+  }
   const app = await buildApp(container);
   await app.ready();
   return {
@@ -72,7 +100,8 @@ export async function createTestApp(
       await app.close();
       await container.close();
       await events?.dispose();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await metadata.drop();
+      if (!stores) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -7,7 +7,7 @@
 import { ConfigError } from "../../config.js";
 import type { Measure } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import type { EventKind, EventStore, StoredEvent } from "../ports.js";
+import type { EventKind, EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import { aggregateSelect, MEASURES } from "./aggregate-sql.js";
 import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
@@ -153,10 +153,39 @@ export class ClickHouseEventStore implements EventStore {
 
   /** Events in time order; `visitor` is the stored visitor hash. */
   async listEvents(websiteId: number): Promise<StoredEvent[]> {
+    return this.readEvents(sql`website_id = ${websiteId}`);
+  }
+
+  /** One website, one UTC day at a time: memory stays bounded by a day's events. */
+  async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
+    const events = this.table("events");
+    const websiteIds =
+      options.websiteId !== undefined
+        ? [options.websiteId]
+        : (
+            await this.nodes.query<{ website_id: number }>(
+              sql`SELECT DISTINCT website_id FROM ${events} ORDER BY website_id`,
+            )
+          ).map((row) => Number(row.website_id));
+    for (const websiteId of websiteIds) {
+      let where = sql`website_id = ${websiteId}`;
+      if (options.from) where = sql`${where} AND toDate(ts) >= toDate(${options.from})`;
+      if (options.to) where = sql`${where} AND toDate(ts) <= toDate(${options.to})`;
+      const days = await this.nodes.query<{ day: string }>(
+        sql`SELECT DISTINCT toString(toDate(ts)) AS day FROM ${events} WHERE ${where} ORDER BY day`,
+      );
+      for (const { day } of days) {
+        const batch = await this.readEvents(sql`website_id = ${websiteId} AND toDate(ts) = toDate(${day})`);
+        if (batch.length > 0) yield batch;
+      }
+    }
+  }
+
+  private async readEvents(where: Sql): Promise<StoredEvent[]> {
     const rows = await this.nodes.query<EventRow>(
       sql`SELECT website_id, toUInt32(ts) AS seconds, toString(visitor) AS visitor, kind, is_visit,
           ${sqlJoin(TEXT_FIELDS.map(sqlIdentifier), ", ")}
-        FROM ${this.table("events")} WHERE website_id = ${websiteId}
+        FROM ${this.table("events")} WHERE ${where}
         ORDER BY ts, kind, visitor, page, event`,
     );
     return rows.map((row) => {

@@ -29,7 +29,7 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import type { EventKind, EventStore, StoredEvent } from "../ports.js";
+import type { EventKind, EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
   ALL_STATS_SQL,
   MERGE_RECENT_SQL,
@@ -38,6 +38,7 @@ import {
   rebuildSql,
 } from "./aggregate-sql.js";
 import { BatchFolder, dayNumberOf, dayString } from "./batch-aggregates.js";
+import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
@@ -52,8 +53,6 @@ const STORED_TEXT = [
   "resolution",
   "language",
 ] as const;
-/** Every text field of a StoredEvent, as events_view gives them back. */
-const TEXT_FIELDS = [...STORED_TEXT, "country", "city", "continent", "event"] as const;
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
@@ -67,7 +66,6 @@ const EVENT_TYPES = [
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
-const KINDS: EventKind[] = ["pageview", "event"];
 /**
  * Events folded, or rows handed to DuckDB, per step. Folding and appending run
  * synchronously on the event loop; steps of a few hundred rows with a yield between them
@@ -294,22 +292,23 @@ export class DuckDbEventStore implements EventStore {
   /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
   async listEvents(websiteId: number): Promise<StoredEvent[]> {
     const result = await this.reader.runAndReadAll(
-      `SELECT website_id, epoch(ts) AS seconds, visitor, kind, is_visit, ${TEXT_FIELDS.join(", ")}
-       FROM events_view WHERE website_id = $1 ORDER BY ts, seq`,
+      `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
       [websiteId],
     );
-    return result.getRowObjects().map((row) => {
-      const seconds = Number(row.seconds);
-      const event = {
-        websiteId: Number(row.website_id),
-        ts: new Date(seconds * 1000),
-        visitor: (BigInt(Math.floor(seconds / 86_400)) << 32n) | BigInt(Number(row.visitor)),
-        kind: KINDS[Number(row.kind)] ?? "pageview",
-        isVisit: row.is_visit === true,
-      } as StoredEvent;
-      for (const field of TEXT_FIELDS) event[field] = String(row[field]);
-      return event;
-    });
+    return result.getRowObjects().map(toStoredEvent);
+  }
+
+  /**
+   * Streams the events a chunk at a time (DuckDB's vector size), on the reader connection so
+   * inserts are not held up. A visitor is its hash for the days visitor_ids still covers,
+   * else a per-day stand-in (see event-rows.ts).
+   */
+  async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
+    const { sql, params } = exportQuery(options);
+    const result = await this.reader.stream(sql, params);
+    for await (const rows of result.yieldRowObjects()) {
+      if (rows.length > 0) yield rows.map(toStoredEvent);
+    }
   }
 
   async ping(): Promise<void> {

@@ -1,8 +1,9 @@
 // The metadata store over one Kysely instance: repositories, migrations and health, the
 // same for every SQL dialect. Dialect specifics (migrations, unique-violation detection,
-// how to close the driver) are passed in by the dialect's opener.
+// telling an unreachable server) are passed in by the dialect's opener.
 
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import { AppError } from "../../errors.js";
 import type { MetadataStore } from "../ports.js";
 import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
@@ -15,6 +16,14 @@ import { RelationalWebsiteRepository } from "./website-repository.js";
 export interface DialectParts {
   migrations: Record<string, Migration>;
   uniqueViolation: UniqueViolationDetector;
+  /** For a server-backed engine: a message when the error says the server cannot be used. */
+  unreachable?: (error: unknown) => string | null;
+  /**
+   * For an engine with schemas: the schema the tables live in (the first on the search
+   * path). Kysely's Migrator looks for its own tables in every schema unless told which,
+   * so another schema's migration tables would be taken for ours.
+   */
+  currentSchema?: (db: Kysely<Database>) => Promise<string>;
 }
 
 export class RelationalMetadataStore implements MetadataStore {
@@ -36,6 +45,13 @@ export class RelationalMetadataStore implements MetadataStore {
   }
 
   async migrate(): Promise<void> {
+    let schema: string | undefined;
+    try {
+      schema = await this.dialect.currentSchema?.(this.db);
+    } catch (error) {
+      const unreachable = this.dialect.unreachable?.(error);
+      throw unreachable ? new AppError("unavailable", unreachable) : error;
+    }
     const migrator = new Migrator({
       db: this.db,
       provider: { getMigrations: async () => this.dialect.migrations },
@@ -44,9 +60,12 @@ export class RelationalMetadataStore implements MetadataStore {
       // Pending ones still run in name order, after those already run, so a migration must
       // not rely on one merged after it.
       allowUnorderedMigrations: true,
+      ...(schema === undefined ? {} : { migrationTableSchema: schema }),
     });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
+      const unreachable = this.dialect.unreachable?.(error);
+      if (unreachable) throw new AppError("unavailable", unreachable);
       const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
       throw new Error(`Metadata migration ${failed} failed: ${(error as Error).message ?? error}`);
     }

@@ -1,0 +1,79 @@
+// Reading stored events back out of the embedded store as StoredEvent values: the columns
+// to select, the row mapping, and the export query. Visitors are stored as dense per-day
+// numbers, so a read-back visitor is the original hash where the store still keeps it
+// (today and yesterday, in visitor_ids) and otherwise a value unique per website and day.
+
+import type { EventKind, ExportOptions, StoredEvent } from "../ports.js";
+
+/** Every text field of a StoredEvent, as events_view gives them back. */
+export const TEXT_FIELDS = [
+  "page",
+  "referrer",
+  "campaign",
+  "browser",
+  "os",
+  "device",
+  "resolution",
+  "language",
+  "country",
+  "city",
+  "continent",
+  "event",
+] as const;
+
+const KINDS: EventKind[] = ["pageview", "event"];
+const DAY_SECONDS = 86_400;
+
+/** The select list toStoredEvent reads (from events_view `e`). */
+export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
+
+/**
+ * The events matching `options`, in website and time order, with the visitor's hash where
+ * visitor_ids still has it (a number is only ever given to one hash per website and day).
+ */
+export function exportQuery(options: ExportOptions): { sql: string; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (options.websiteId !== undefined) {
+    params.push(options.websiteId);
+    where.push(`e.website_id = $${params.length}`);
+  }
+  if (options.from !== undefined) {
+    params.push(options.from);
+    where.push(`e.ts >= CAST($${params.length} AS DATE)`);
+  }
+  if (options.to !== undefined) {
+    params.push(options.to);
+    where.push(`e.ts < CAST($${params.length} AS DATE) + INTERVAL 1 DAY`);
+  }
+  return {
+    sql: `SELECT ${EVENT_COLUMNS}, v.hash AS hash
+      FROM events_view e LEFT JOIN visitor_ids v
+        ON v.website_id = e.website_id AND v.day = CAST(e.ts AS DATE) AND v.visitor = e.visitor
+      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+      ORDER BY e.website_id, e.ts, e.seq`,
+    params,
+  };
+}
+
+/**
+ * A row selected with EVENT_COLUMNS as a StoredEvent. Without a known hash the visitor is
+ * (day number << 32 | visitor number): distinct (day, visitor) pairs stay distinct, so every
+ * unique-visitor statistic comes out the same wherever the events are inserted again.
+ */
+export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
+  const seconds = Number(row.seconds);
+  const hash = row.hash;
+  const event = {
+    websiteId: Number(row.website_id),
+    ts: new Date(seconds * 1000),
+    visitor:
+      hash === null || hash === undefined
+        ? (BigInt(Math.floor(seconds / DAY_SECONDS)) << 32n) | BigInt(Number(row.visitor))
+        : BigInt(hash as bigint),
+    kind: KINDS[Number(row.kind)] ?? "pageview",
+    isVisit: row.is_visit === true,
+  } as StoredEvent;
+  for (const field of TEXT_FIELDS) event[field] = String(row[field]);
+  return event;
+}

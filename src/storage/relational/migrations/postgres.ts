@@ -1,0 +1,80 @@
+// Versioned schema migrations of the PostgreSQL metadata store: one twin per SQLite
+// migration, with the same name (a test checks), so both engines hold the same data.
+// Never edit a released migration: add the next one here and in sqlite.ts.
+
+import { type Kysely, type Migration, sql } from "kysely";
+
+// Types differ from SQLite where PostgreSQL has a better one: timestamps are timestamptz
+// (repositories read them back as Date either way), ids are identity columns. Domains and
+// emails compare and sort byte-wise (COLLATE "C"), as in SQLite, whatever the database's
+// locale, so `sort_by=domain` gives the same order on both engines.
+export const postgresMigrations: Record<string, Migration> = {
+  "0001-users-and-websites": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("users")
+        .addColumn("id", "bigint", (c) => c.primaryKey().generatedByDefaultAsIdentity())
+        .addColumn("email", sql`text COLLATE "C"`, (c) => c.notNull().unique())
+        .addColumn("name", "text")
+        .addColumn("is_admin", "smallint", (c) => c.notNull().defaultTo(0))
+        .addColumn("api_key_id", "text", (c) => c.notNull().unique())
+        .addColumn("api_key_hash", "text", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("updated_at", "timestamptz", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("websites")
+        .addColumn("id", "bigint", (c) => c.primaryKey().generatedByDefaultAsIdentity())
+        .addColumn("user_id", "bigint", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("domain", sql`text COLLATE "C"`, (c) => c.notNull().unique())
+        .addColumn("privacy", "smallint", (c) => c.notNull())
+        .addColumn("password_hash", "text")
+        .addColumn("email", "smallint", (c) => c.notNull())
+        .addColumn("exclude_bots", "smallint", (c) => c.notNull())
+        .addColumn("exclude_params", "text")
+        .addColumn("exclude_ips", "text")
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .addColumn("updated_at", "timestamptz", (c) => c.notNull())
+        .execute();
+      await sql`CREATE INDEX websites_user_id_id ON websites (user_id, id)`.execute(db);
+      await sql`CREATE INDEX websites_user_id_domain ON websites (user_id, domain)`.execute(db);
+    },
+  },
+  "0002-visitor-salts": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("visitor_salts")
+        .addColumn("day", "text", (c) => c.primaryKey())
+        .addColumn("salt", "text", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .execute();
+    },
+  },
+  "0003-pages-server-secrets": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("server_secrets")
+        .addColumn("name", "text", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("created_at", "timestamptz", (c) => c.notNull())
+        .execute();
+    },
+  },
+  // One row per user and report period. The primary key is what makes a claim exclusive.
+  "0004-report-log": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("report_log")
+        .addColumn("user_id", "bigint", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("period_key", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("claim_token", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull())
+        .addColumn("last_error", "text")
+        .addColumn("claimed_at", "timestamptz", (c) => c.notNull())
+        .addColumn("sent_at", "timestamptz")
+        .addPrimaryKeyConstraint("report_log_pk", ["user_id", "period_key"])
+        .execute();
+    },
+  },
+};
