@@ -6,6 +6,7 @@
 //
 //   node bench/import-load.mjs --url http://127.0.0.1:PORT --key KEY --website-id 1 \
 //     [--events 1000000] [--batch 10000] [--concurrency 2] [--days 30] [--seed 2] [--domain bench.example]
+//     [--end ISO-INSTANT (default: a minute ago; the same --end and --seed give the same events)]
 
 import http from "node:http";
 import path from "node:path";
@@ -25,11 +26,12 @@ export async function importLoad({
   days = 30,
   seed = 2,
   domain = "bench.example",
+  end = undefined,
 }) {
   const target = new URL(url);
   if (target.hostname !== "127.0.0.1") throw new Error("the load generators only target 127.0.0.1");
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const batches = inBatches(importEvents({ count: events, days, websiteId, seed, domain }), batch);
+  const batches = inBatches(importEvents({ count: events, days, end, websiteId, seed, domain }), batch);
   let buildMs = 0;
   const nextBody = () => {
     const began = performance.now();
@@ -116,6 +118,7 @@ async function main() {
       days: { type: "string", default: "30" },
       seed: { type: "string", default: "2" },
       domain: { type: "string", default: "bench.example" },
+      end: { type: "string" },
     },
   });
   const result = await importLoad({
@@ -128,6 +131,7 @@ async function main() {
     days: Number(values.days),
     seed: Number(values.seed),
     domain: values.domain,
+    end: values.end ? Date.parse(values.end) : undefined,
   });
   console.log(JSON.stringify(result));
 }

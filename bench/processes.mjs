@@ -231,13 +231,16 @@ export function followCpu(pid, everyMs = 200) {
   };
 }
 
-/** Creates a user in `dataDir` and returns its API key (the last line the command prints). */
-export async function createUser(dataDir, email = "bench@bench.example") {
+/**
+ * Creates a user in `dataDir` (or in the metadata store `env` configures) and returns its
+ * API key (the last line the command prints).
+ */
+export async function createUser(dataDir, email = "bench@bench.example", env = {}) {
   const stdout = await runCommand(
     process.execPath,
     [CLI, "users", "create", "--email", email, "--data-dir", dataDir],
     {
-      env: { ANALYTICS_LOG_LEVEL: "warn" },
+      env: { ANALYTICS_LOG_LEVEL: "warn", ...env },
     },
   );
   return stdout.trim().split("\n").pop().trim();
