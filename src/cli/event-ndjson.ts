@@ -2,25 +2,10 @@
 // header line naming the format, then one stored event per line. The visitor is a decimal
 // string (a 64-bit value does not fit a JSON number).
 
-import type { EventKind, StoredEvent } from "../storage/ports.js";
+import { EVENT_KINDS, EVENT_TEXT_FIELDS, type EventKind, type StoredEvent } from "../storage/ports.js";
 
 export const NDJSON_HEADER = { format: "analytics-events", version: 1 } as const;
 
-const TEXT_FIELDS = [
-  "page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-  "country",
-  "city",
-  "continent",
-  "event",
-] as const satisfies readonly (keyof StoredEvent)[];
-const KINDS: readonly EventKind[] = ["pageview", "event"];
 const MAX_VISITOR = (1n << 64n) - 1n;
 
 export function encodeEvent(event: StoredEvent): string {
@@ -31,7 +16,7 @@ export function encodeEvent(event: StoredEvent): string {
     kind: event.kind,
     isVisit: event.isVisit,
   };
-  for (const field of TEXT_FIELDS) line[field] = event[field];
+  for (const field of EVENT_TEXT_FIELDS) line[field] = event[field];
   return JSON.stringify(line);
 }
 
@@ -74,10 +59,10 @@ export function decodeEvent(line: string, lineNumber: number): StoredEvent {
   if (typeof visitor !== "string" || !/^\d{1,20}$/.test(visitor) || BigInt(visitor) > MAX_VISITOR) {
     throw bad("visitor", "a decimal string of an unsigned 64-bit integer");
   }
-  if (!KINDS.includes(kind as EventKind)) throw bad("kind", `one of: ${KINDS.join(", ")}`);
+  if (!EVENT_KINDS.includes(kind as EventKind)) throw bad("kind", `one of: ${EVENT_KINDS.join(", ")}`);
   if (typeof isVisit !== "boolean") throw bad("isVisit", "true or false");
   const event = { websiteId, ts: time, visitor: BigInt(visitor), kind, isVisit } as StoredEvent;
-  for (const field of TEXT_FIELDS) {
+  for (const field of EVENT_TEXT_FIELDS) {
     const value = raw[field];
     if (typeof value !== "string") throw bad(field, "a string");
     event[field] = value;

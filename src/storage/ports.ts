@@ -160,6 +160,9 @@ export class DuplicateError extends Error {
 
 export type EventKind = "pageview" | "event";
 
+/** Every kind, in the order the stores number them (0 pageview, 1 event). */
+export const EVENT_KINDS: readonly EventKind[] = ["pageview", "event"];
+
 /**
  * One stored pageview or custom event, enriched at ingest. Holds no raw IP address or user
  * agent: the visitor is a keyed hash whose key (the day's salt) is deleted after 48 hours.
@@ -186,6 +189,22 @@ export interface StoredEvent {
   /** `name:value:unit` for custom events, "" for pageviews. */
   event: string;
 }
+
+/** The text fields of a StoredEvent, in the one order the stores and the export use. */
+export const EVENT_TEXT_FIELDS = [
+  "page",
+  "referrer",
+  "campaign",
+  "browser",
+  "os",
+  "device",
+  "resolution",
+  "language",
+  "country",
+  "city",
+  "continent",
+  "event",
+] as const satisfies readonly (keyof StoredEvent)[];
 
 /** Which events to export: one website or all, and a range of UTC days (inclusive). */
 export interface ExportOptions {

@@ -7,30 +7,21 @@
 import { ConfigError } from "../../config.js";
 import type { Measure } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import type { EventKind, EventStore, ExportOptions, StoredEvent } from "../ports.js";
+import {
+  EVENT_KINDS,
+  EVENT_TEXT_FIELDS,
+  type EventKind,
+  type EventStore,
+  type ExportOptions,
+  type StoredEvent,
+} from "../ports.js";
 import { aggregateSelect, MEASURES } from "./aggregate-sql.js";
 import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 import { compileStat } from "./stat-sql.js";
 
-/** Text fields of a StoredEvent, stored as they are in columns of the same names. */
-const TEXT_FIELDS = [
-  "page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-  "country",
-  "city",
-  "continent",
-  "event",
-] as const;
 const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
-const KINDS: EventKind[] = ["pageview", "event"];
 const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_stats_local"] as const;
 const AGGREGATE_TABLES: Record<Measure, string> = { rows: "row_stats", visitors: "visitor_stats" };
 const MUTATION_POLL_MS = 50;
@@ -94,7 +85,7 @@ export class ClickHouseEventStore implements EventStore {
         kind: KIND_CODES[event.kind],
         is_visit: event.isVisit ? 1 : 0,
       };
-      for (const field of TEXT_FIELDS) row[field] = event[field];
+      for (const field of EVENT_TEXT_FIELDS) row[field] = event[field];
       return row;
     });
     // One INSERT, acknowledged only once stored: synchronously on every shard it touches.
@@ -184,7 +175,7 @@ export class ClickHouseEventStore implements EventStore {
   private async readEvents(where: Sql): Promise<StoredEvent[]> {
     const rows = await this.nodes.query<EventRow>(
       sql`SELECT website_id, toUInt32(ts) AS seconds, toString(visitor) AS visitor, kind, is_visit,
-          ${sqlJoin(TEXT_FIELDS.map(sqlIdentifier), ", ")}
+          ${sqlJoin(EVENT_TEXT_FIELDS.map(sqlIdentifier), ", ")}
         FROM ${this.table("events")} WHERE ${where}
         ORDER BY ts, kind, visitor, page, event`,
     );
@@ -193,10 +184,10 @@ export class ClickHouseEventStore implements EventStore {
         websiteId: Number(row.website_id),
         ts: new Date(Number(row.seconds) * 1000),
         visitor: BigInt(row.visitor),
-        kind: KINDS[Number(row.kind)] ?? "pageview",
+        kind: EVENT_KINDS[Number(row.kind)] ?? "pageview",
         isVisit: Number(row.is_visit) === 1,
       } as StoredEvent;
-      for (const field of TEXT_FIELDS) event[field] = String(row[field]);
+      for (const field of EVENT_TEXT_FIELDS) event[field] = String(row[field]);
       return event;
     });
   }

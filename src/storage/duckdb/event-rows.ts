@@ -3,29 +3,12 @@
 // numbers, so a read-back visitor is the original hash where the store still keeps it
 // (today and yesterday, in visitor_ids) and otherwise a value unique per website and day.
 
-import type { EventKind, ExportOptions, StoredEvent } from "../ports.js";
+import { EVENT_KINDS, EVENT_TEXT_FIELDS, type ExportOptions, type StoredEvent } from "../ports.js";
 
-/** Every text field of a StoredEvent, as events_view gives them back. */
-export const TEXT_FIELDS = [
-  "page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-  "country",
-  "city",
-  "continent",
-  "event",
-] as const;
-
-const KINDS: EventKind[] = ["pageview", "event"];
 const DAY_SECONDS = 86_400;
 
 /** The select list toStoredEvent reads (from events_view `e`). */
-export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
+export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
 
 /**
  * The events matching `options`, in website and time order, with the visitor's hash where
@@ -71,9 +54,9 @@ export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
       hash === null || hash === undefined
         ? (BigInt(Math.floor(seconds / DAY_SECONDS)) << 32n) | BigInt(Number(row.visitor))
         : BigInt(hash as bigint),
-    kind: KINDS[Number(row.kind)] ?? "pageview",
+    kind: EVENT_KINDS[Number(row.kind)] ?? "pageview",
     isVisit: row.is_visit === true,
   } as StoredEvent;
-  for (const field of TEXT_FIELDS) event[field] = String(row[field]);
+  for (const field of EVENT_TEXT_FIELDS) event[field] = String(row[field]);
   return event;
 }
