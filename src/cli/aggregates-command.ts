@@ -1,8 +1,8 @@
 // `analytics aggregates rebuild [--website ID]`: recomputes the pre-aggregated statistics
-// from the raw events (the source of truth), for one website or all. The embedded event
-// store has one writer, so this runs while no server holds it.
+// from the raw events (the source of truth), for one website or all. Beside a running
+// server that holds the embedded store, the rebuild runs in the server, between its writes.
 
-import { openEventStore } from "../storage/open-storage.js";
+import { openEventStoreBesideServer } from "../storage/open-storage.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 
 export async function aggregatesRebuildCommand(args: string[]): Promise<number> {
@@ -12,7 +12,7 @@ export async function aggregatesRebuildCommand(args: string[]): Promise<number> 
     throw new UsageError("--website must be a website id.");
   }
   const config = configFrom(values);
-  const events = await openEventStore(config);
+  const events = await openEventStoreBesideServer(config);
   try {
     await events.migrate();
     const started = Date.now();

@@ -4,7 +4,7 @@
 
 import { once } from "node:events";
 import { parseDay } from "../stats/day-rule.js";
-import { openEventStore } from "../storage/open-storage.js";
+import { openEventStoreBesideServer } from "../storage/open-storage.js";
 import type { ExportOptions } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 import { encodeEvent, NDJSON_HEADER } from "./event-ndjson.js";
@@ -19,7 +19,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   });
   const options = exportOptions(values);
   const config = configFrom(values);
-  const events = await openEventStore(config);
+  const events = await openEventStoreBesideServer(config);
   let count = 0;
   try {
     await write(`${JSON.stringify(NDJSON_HEADER)}\n`);

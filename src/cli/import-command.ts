@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import readline from "node:readline";
 import { AppError } from "../errors.js";
-import { openEventStore } from "../storage/open-storage.js";
+import { openEventStoreBesideServer } from "../storage/open-storage.js";
 import type { EventStore, StoredEvent } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 import { checkHeader, decodeEvent } from "./event-ndjson.js";
@@ -21,7 +21,7 @@ export async function importCommand(args: string[]): Promise<number> {
     throw new UsageError(`--file ${file}: no such file.`);
   }
   const input = file ? fs.createReadStream(file) : process.stdin;
-  const events = await openEventStore(config);
+  const events = await openEventStoreBesideServer(config);
   let imported = 0;
   try {
     await events.migrate();

@@ -7,7 +7,7 @@ import { ConfigError } from "../config.js";
 import { lastFullPeriod } from "../reports/report-period.js";
 import { createReportSender } from "../reports/report-sender.js";
 import { SmtpMailer } from "../reports/smtp-mailer.js";
-import { openEventStore, openMetadataStore } from "../storage/open-storage.js";
+import { openEventStoreBesideServer, openMetadataStore } from "../storage/open-storage.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 
@@ -30,7 +30,7 @@ export async function reportsSendCommand(args: string[]): Promise<number> {
   let events: EventStore | null = null;
   try {
     await metadata.migrate();
-    events = await openEventStore(config);
+    events = await openEventStoreBesideServer(config);
     await events.migrate();
     const sender = createReportSender(config, metadata, events, systemClock);
     if (dryRun) {

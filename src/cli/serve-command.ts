@@ -3,6 +3,8 @@
 
 import { buildApp } from "../app.js";
 import { createContainer } from "../container.js";
+import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
+import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
 
 export async function serveCommand(args: string[]): Promise<number> {
@@ -11,6 +13,10 @@ export async function serveCommand(args: string[]): Promise<number> {
   const app = await buildApp(container, { logger: { level: config.logLevel } });
   await app.listen({ host: config.host, port: config.port });
   container.reports?.start(app.log);
+  // The embedded store has one writer, this process: commands reach it through a socket.
+  const storeSocket = config.clickhouseUrl
+    ? null
+    : await openStoreSocket(container.events, config.dataDir, app.log);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -20,6 +26,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       app.log.info({ signal, buffered: container.buffer.size }, "shutting down; flushing buffered events");
       app
         .close()
+        .then(() => storeSocket?.close())
         .then(() => container.close())
         .then(
           () => resolve(0),
@@ -32,4 +39,21 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+/** The control socket, or null (logged) when it cannot listen, e.g. a data path too long for a socket. */
+async function openStoreSocket(
+  events: EventStore,
+  dataDir: string,
+  log: { warn(details: object, message: string): void },
+): Promise<StoreSocket | null> {
+  try {
+    return await serveStoreSocket(events, dataDir);
+  } catch (error) {
+    log.warn(
+      { err: error },
+      "no control socket: commands that need the event store must wait for this server to stop",
+    );
+    return null;
+  }
 }

@@ -5,6 +5,8 @@ import { type Config, ConfigError } from "../config.js";
 import { StoreBusyError } from "../errors.js";
 import { ClickHouseEventStore } from "./clickhouse/clickhouse-event-store.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
+import { RemoteEventStore } from "./duckdb/remote-event-store.js";
+import { storeSocketPath } from "./duckdb/store-socket.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
 import { openSqliteMetadataStore } from "./sqlite/open-sqlite.js";
@@ -45,9 +47,25 @@ export async function openEventStore(config: Config, clock?: Clock): Promise<Eve
     if (/lock/i.test((error as Error).message)) {
       throw new StoreBusyError(
         `The event store in ${config.dataDir} is in use by a running server (the embedded store has one writer). ` +
-          "The server migrates it on start; stop the server to work on it from the command line.",
+          "The server migrates it on start; commands that need it reach it through the server.",
       );
     }
+    throw error;
+  }
+}
+
+/**
+ * For commands that work beside a running server: the event store as openEventStore opens
+ * it, or, when a server holds the embedded store, that store through the server's control
+ * socket (every call then runs in the server).
+ */
+export async function openEventStoreBesideServer(config: Config): Promise<EventStore> {
+  try {
+    return await openEventStore(config);
+  } catch (error) {
+    if (!(error instanceof StoreBusyError)) throw error;
+    const socketPath = storeSocketPath(config.dataDir);
+    if (await RemoteEventStore.answers(socketPath)) return new RemoteEventStore(socketPath);
     throw error;
   }
 }

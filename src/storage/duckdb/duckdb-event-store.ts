@@ -307,9 +307,15 @@ export class DuckDbEventStore implements EventStore {
    */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const { sql, params } = exportQuery(options);
-    const result = await this.reader.stream(sql, params);
-    for await (const rows of result.yieldRowObjects()) {
-      if (rows.length > 0) yield rows.map(toStoredEvent);
+    // A connection of its own: a running server's queries on the reader would end the stream.
+    const connection = await this.instance.connect();
+    try {
+      const result = await connection.stream(sql, params);
+      for await (const rows of result.yieldRowObjects()) {
+        if (rows.length > 0) yield rows.map(toStoredEvent);
+      }
+    } finally {
+      connection.closeSync();
     }
   }
 

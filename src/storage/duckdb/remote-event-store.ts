@@ -1,0 +1,115 @@
+// The EventStore port over a running server's control socket (store-socket.ts): what the
+// CLI uses for the embedded event store while `serve` holds it. Every call runs in the
+// server, on its store; this process opens no database file.
+
+import http from "node:http";
+import readline from "node:readline";
+import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { EventStore, ExportOptions, StoredEvent } from "../ports.js";
+import {
+  eventFromWire,
+  eventToWire,
+  queryToWire,
+  type RemoteMethod,
+  type WireEvent,
+} from "./store-socket-wire.js";
+
+export class RemoteEventStore implements EventStore {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  constructor(private readonly socketPath: string) {}
+
+  /** Whether a server answers on `socketPath`. */
+  static async answers(socketPath: string): Promise<boolean> {
+    const probe = new RemoteEventStore(socketPath);
+    try {
+      await probe.ping();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await probe.close();
+    }
+  }
+
+  /** The server migrated its store when it started. */
+  async migrate(): Promise<void> {}
+
+  async insert(events: readonly StoredEvent[]): Promise<void> {
+    await this.call("insert", [events.map(eventToWire)]);
+  }
+
+  async queryStat(query: StatsQuery): Promise<StatsPage> {
+    return (await this.call("queryStat", [queryToWire(query)])) as StatsPage;
+  }
+
+  async rebuildAggregates(websiteId?: number): Promise<void> {
+    await this.call("rebuildAggregates", [websiteId ?? null]);
+  }
+
+  async deleteWebsite(websiteId: number): Promise<void> {
+    await this.call("deleteWebsite", [websiteId]);
+  }
+
+  async countEvents(websiteId?: number): Promise<number> {
+    return Number(await this.call("countEvents", [websiteId ?? null]));
+  }
+
+  async listEvents(websiteId: number): Promise<StoredEvent[]> {
+    return ((await this.call("listEvents", [websiteId])) as WireEvent[]).map(eventFromWire);
+  }
+
+  async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
+    const response = await this.request("/export", options);
+    if (response.statusCode !== 200) throw new Error(await errorOf(response));
+    for await (const line of readline.createInterface({ input: response, crlfDelay: Infinity })) {
+      if (line !== "") yield (JSON.parse(line) as WireEvent[]).map(eventFromWire);
+    }
+    if (!response.complete) throw new Error("the server ended the export early");
+  }
+
+  async ping(): Promise<void> {
+    await this.call("ping", []);
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+
+  private async call(method: RemoteMethod, args: unknown[]): Promise<unknown> {
+    const response = await this.request("/call", { method, args });
+    if (response.statusCode !== 200) throw new Error(await errorOf(response));
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    return (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result: unknown }).result;
+  }
+
+  private request(path: string, body: unknown): Promise<http.IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(body));
+      const request = http.request(
+        {
+          socketPath: this.socketPath,
+          path,
+          method: "POST",
+          agent: this.agent,
+          headers: { "content-type": "application/json", "content-length": payload.length },
+        },
+        resolve,
+      );
+      request.on("error", reject);
+      request.end(payload);
+    });
+  }
+}
+
+async function errorOf(response: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return `the running server: ${(JSON.parse(text) as { error: string }).error}`;
+  } catch {
+    return `the running server answered ${response.statusCode}`;
+  }
+}

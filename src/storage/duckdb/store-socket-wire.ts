@@ -1,0 +1,52 @@
+// How the embedded event store's calls travel over its control socket (see store-socket.ts):
+// JSON, with a StoredEvent's instant as epoch milliseconds and its visitor as a decimal
+// string, and a StatsQuery's statistic by name. One place, used by both ends.
+
+import { type StatDefinition, statByName } from "../../stats/catalog.js";
+import type { StatsQuery } from "../../stats/stats-query.js";
+import { EVENT_KINDS, EVENT_TEXT_FIELDS, type StoredEvent } from "../ports.js";
+
+/** The methods of the EventStore port a command may call through a running server. */
+export const REMOTE_METHODS = [
+  "insert",
+  "queryStat",
+  "rebuildAggregates",
+  "deleteWebsite",
+  "countEvents",
+  "listEvents",
+  "ping",
+] as const;
+export type RemoteMethod = (typeof REMOTE_METHODS)[number];
+
+export type WireEvent = Omit<StoredEvent, "ts" | "visitor"> & { ts: number; visitor: string };
+export type WireQuery = Omit<StatsQuery, "stat"> & { stat: string };
+
+export function eventToWire(event: StoredEvent): WireEvent {
+  return { ...event, ts: event.ts.getTime(), visitor: event.visitor.toString() };
+}
+
+export function eventFromWire(wire: WireEvent): StoredEvent {
+  if (
+    typeof wire !== "object" ||
+    wire === null ||
+    !Number.isInteger(wire.websiteId) ||
+    !Number.isFinite(wire.ts) ||
+    !/^\d{1,20}$/.test(String(wire.visitor)) ||
+    !EVENT_KINDS.includes(wire.kind) ||
+    typeof wire.isVisit !== "boolean" ||
+    EVENT_TEXT_FIELDS.some((field) => typeof wire[field] !== "string")
+  ) {
+    throw new Error("not a stored event");
+  }
+  return { ...wire, ts: new Date(wire.ts), visitor: BigInt(wire.visitor) };
+}
+
+export function queryToWire(query: StatsQuery): WireQuery {
+  return { ...query, stat: query.stat.name };
+}
+
+export function queryFromWire(wire: WireQuery): StatsQuery {
+  const stat: StatDefinition | null = statByName(String(wire?.stat));
+  if (!stat) throw new Error(`no statistic ${JSON.stringify(wire?.stat)}`);
+  return { ...wire, stat };
+}
