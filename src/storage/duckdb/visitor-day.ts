@@ -16,6 +16,9 @@ const VISITORS_PER_HOUR = STATS.find((stat) => stat.measure === "visitors" && st
 if (VISITORS_PER_DAY === undefined || VISITORS_PER_HOUR === undefined)
   throw new Error("catalog lacks visitor stats");
 
+const COLUMNS = VISITOR_COLUMNS.length;
+const INITIAL_CAPACITY = 1024;
+
 export const HOURS = Array.from({ length: 24 }, (_, hour) => String(hour).padStart(2, "0"));
 
 /** Receives one more unique visitor for (statistic, value). */
@@ -24,11 +27,16 @@ export type CountVisitor = (statId: number, value: string) => void;
 export class VisitorDay {
   private readonly numbers = new Map<bigint, number>();
   private nextNumber = 0;
-  /** Per visitor number: bit h set once the visitor was counted in hour h. */
-  private readonly hours: number[] = [];
-  /** Per visitor number: the column values of its first pageview (undefined before one). */
-  private readonly firstValues: (string[] | undefined)[] = [];
-  /** `number|stat|value` for values that differ from the first ones (a second language...). */
+  // Per visitor number, in typed arrays grown by doubling: a busy day holds hundreds of
+  // thousands of visitors, and a JavaScript array of strings per visitor cost about 500
+  // bytes each (the strings of its first pageview kept alive) against about 40 here.
+  /** Bit h set once the visitor was counted in hour h. */
+  private hours = new Uint32Array(INITIAL_CAPACITY);
+  /** Per visitor and column, the code of its first pageview's value (0 before one). */
+  private firstCodes = new Uint32Array(INITIAL_CAPACITY * COLUMNS);
+  /** Per column, value -> code (from 1): the day's distinct values, each kept once. */
+  private readonly codes = VISITOR_COLUMNS.map(() => new Map<string, number>());
+  /** `number|column|code` for values that differ from the first ones (a second language...). */
   private readonly otherValues = new Set<string>();
 
   constructor(readonly day: string) {}
@@ -41,7 +49,8 @@ export class VisitorDay {
   numberOf(hash: bigint): { number: number; created: boolean } {
     const known = this.numbers.get(hash);
     if (known !== undefined) return { number: known, created: false };
-    const number = this.nextNumber++;
+    const number = this.nextNumber;
+    this.reserve(number);
     this.numbers.set(hash, number);
     return { number, created: true };
   }
@@ -54,7 +63,9 @@ export class VisitorDay {
 
   /** Makes sure `number` is never handed out again (it is in the stored events). */
   reserve(number: number): void {
-    if (number >= this.nextNumber) this.nextNumber = number + 1;
+    if (number < this.nextNumber) return;
+    this.nextNumber = number + 1;
+    if (number >= this.hours.length) this.grow(number + 1);
   }
 
   /**
@@ -63,9 +74,9 @@ export class VisitorDay {
    */
   pageview(number: number, hour: number, values: readonly string[], count?: CountVisitor): void {
     this.reserve(number);
-    const first = this.firstValues[number];
-    if (first === undefined) {
-      this.firstValues[number] = [...values];
+    const base = number * COLUMNS;
+    if (this.firstCodes[base] === 0) {
+      for (let i = 0; i < COLUMNS; i++) this.firstCodes[base + i] = this.codeOf(i, values[i] as string);
       if (count) {
         count(VISITORS_PER_DAY as number, this.day);
         VISITOR_COLUMNS.forEach((column, i) => {
@@ -75,18 +86,41 @@ export class VisitorDay {
     } else {
       VISITOR_COLUMNS.forEach((column, i) => {
         const value = values[i] as string;
-        if (value === first[i]) return;
-        const key = `${number}|${column.id}|${value}`;
+        const code = this.codeOf(i, value);
+        if (code === this.firstCodes[base + i]) return;
+        const key = `${number}|${i}|${code}`;
         if (this.otherValues.has(key)) return;
         this.otherValues.add(key);
         count?.(column.id, value);
       });
     }
-    const bit = 1 << hour;
-    const seen = this.hours[number] ?? 0;
+    const bit = (1 << hour) >>> 0;
+    const seen = this.hours[number] as number;
     if ((seen & bit) === 0) {
-      this.hours[number] = seen | bit;
+      this.hours[number] = (seen | bit) >>> 0;
       count?.(VISITORS_PER_HOUR as number, HOURS[hour] as string);
     }
+  }
+
+  /** The day's code of a column's value, given on first sight (codes start at 1). */
+  private codeOf(column: number, value: string): number {
+    const codes = this.codes[column] as Map<string, number>;
+    let code = codes.get(value);
+    if (code === undefined) {
+      code = codes.size + 1;
+      codes.set(value, code);
+    }
+    return code;
+  }
+
+  private grow(visitors: number): void {
+    let capacity = this.hours.length;
+    while (capacity < visitors) capacity *= 2;
+    const hours = new Uint32Array(capacity);
+    hours.set(this.hours);
+    this.hours = hours;
+    const firstCodes = new Uint32Array(capacity * COLUMNS);
+    firstCodes.set(this.firstCodes);
+    this.firstCodes = firstCodes;
   }
 }
