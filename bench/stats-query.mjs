@@ -13,26 +13,10 @@
 import fs from "node:fs";
 import http from "node:http";
 import { parseArgs } from "node:util";
+import { STATS } from "../dist/src/stats/catalog.js";
 
-export const STAT_NAMES = [
-  "pageviews",
-  "visitors",
-  "pageviews_hours",
-  "visitors_hours",
-  "page",
-  "landing_page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-  "country",
-  "city",
-  "continent",
-  "event",
-];
+/** The 17 statistics, from the product's catalog (the build in dist/). */
+export const STAT_NAMES = STATS.map((stat) => stat.name);
 
 const { values: options } = parseArgs({
   options: {

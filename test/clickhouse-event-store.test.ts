@@ -16,31 +16,12 @@ import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
+import { LOCATIONS, pick, random } from "./support/seeded-random.js";
 import { createTestApp, tempDir } from "./support/test-app.js";
 
 const missing = clickhouseMissing();
 
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
 const START = Date.UTC(2026, 5, 10);
-
-const LOCATIONS = [
-  { country: "US:United States", city: "US:Boston", continent: "NA:North America" },
-  { country: "US:United States", city: "", continent: "NA:North America" },
-  { country: "DE:Germany", city: "DE:Berlin", continent: "EU:Europe" },
-  { country: "", city: "", continent: "" },
-] as const;
 
 /** Visitor hashes over the whole 64-bit range, 30 per website, so visitors repeat within a day. */
 function visitorPool(next: () => number): bigint[] {

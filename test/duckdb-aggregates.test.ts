@@ -9,28 +9,8 @@ import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { LOCATIONS, pick, random } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const LOCATIONS = [
-  { country: "US:United States", city: "US:Boston", continent: "NA:North America" },
-  { country: "US:United States", city: "", continent: "NA:North America" },
-  { country: "DE:Germany", city: "DE:Berlin", continent: "EU:Europe" },
-  { country: "", city: "", continent: "" },
-] as const;
-
-const pick = <T>(next: () => number, items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
 
 function randomEvents(next: () => number, count: number, start: number): StoredEvent[] {
   return Array.from({ length: count }, () => {

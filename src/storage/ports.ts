@@ -162,6 +162,10 @@ export type EventKind = "pageview" | "event";
 
 /** Every kind, in the order the stores number them (0 pageview, 1 event). */
 export const EVENT_KINDS: readonly EventKind[] = ["pageview", "event"];
+/** Each kind's number in the stores, its place in EVENT_KINDS. */
+export const EVENT_KIND_CODES = Object.fromEntries(EVENT_KINDS.map((kind, code) => [kind, code])) as Readonly<
+  Record<EventKind, number>
+>;
 
 /**
  * One stored pageview or custom event, enriched at ingest. Holds no raw IP address or user

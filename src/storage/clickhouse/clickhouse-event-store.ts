@@ -8,9 +8,9 @@ import { ConfigError } from "../../config.js";
 import type { Measure } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import {
+  EVENT_KIND_CODES,
   EVENT_KINDS,
   EVENT_TEXT_FIELDS,
-  type EventKind,
   type EventStore,
   type ExportOptions,
   type StoredEvent,
@@ -21,7 +21,6 @@ import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 import { compileStat } from "./stat-sql.js";
 
-const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
 const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_stats_local"] as const;
 const AGGREGATE_TABLES: Record<Measure, string> = { rows: "row_stats", visitors: "visitor_stats" };
 const MUTATION_POLL_MS = 50;
@@ -82,7 +81,7 @@ export class ClickHouseEventStore implements EventStore {
         ts: Math.floor(event.ts.getTime() / 1000),
         day: event.ts.toISOString().slice(0, 10),
         visitor: event.visitor.toString(),
-        kind: KIND_CODES[event.kind],
+        kind: EVENT_KIND_CODES[event.kind],
         is_visit: event.isVisit ? 1 : 0,
       };
       for (const field of EVENT_TEXT_FIELDS) row[field] = event[field];

@@ -29,7 +29,7 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import type { EventKind, EventStore, ExportOptions, StoredEvent } from "../ports.js";
+import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
   ALL_STATS_SQL,
   MERGE_RECENT_SQL,
@@ -65,7 +65,6 @@ const EVENT_TYPES = [
 ];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
-const KIND_CODES: Record<EventKind, number> = { pageview: 0, event: 1 };
 /**
  * Events folded, or rows handed to DuckDB, per step. Folding and appending run
  * synchronously on the event loop; steps of a few hundred rows with a yield between them
@@ -348,7 +347,7 @@ export class DuckDbEventStore implements EventStore {
     );
     for (const row of stored.getRowObjects()) {
       const number = Number(row.visitor);
-      if (Number(row.kind) === KIND_CODES.pageview) {
+      if (Number(row.kind) === EVENT_KIND_CODES.pageview) {
         day.pageview(
           number,
           Number(row.hour),
@@ -451,7 +450,7 @@ function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): Du
     (columns[0] as DuckDBValue[])[row] = event.websiteId;
     (columns[1] as DuckDBValue[])[row] = timestampSecondsValue(BigInt(Math.floor(event.ts.getTime() / 1000)));
     (columns[2] as DuckDBValue[])[row] = visitors[row] as number;
-    (columns[3] as DuckDBValue[])[row] = KIND_CODES[event.kind];
+    (columns[3] as DuckDBValue[])[row] = EVENT_KIND_CODES[event.kind];
     (columns[4] as DuckDBValue[])[row] = event.isVisit;
     STORED_TEXT.forEach((field, i) => {
       (columns[5 + i] as DuckDBValue[])[row] = event[field];
