@@ -1,10 +1,13 @@
 // The embedded store's incremental aggregates against the rebuild from raw events: random
-// traffic in random batch sizes, across restarts (a day's memory is restored from storage)
-// and compaction, must give exactly the answers the rebuild gives, for every statistic.
+// traffic in random batch sizes over several weeks, across restarts (a day's memory is
+// restored from storage), compaction and weekly roll-ups, must give exactly the answers the
+// rebuild gives, for every statistic and for windows that cut weeks anywhere.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
@@ -12,12 +15,12 @@ import type { StoredEvent } from "../src/storage/ports.js";
 import { LOCATIONS, pick, random } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
-function randomEvents(next: () => number, count: number, start: number): StoredEvent[] {
+function randomEvents(next: () => number, count: number, start: number, days = 3): StoredEvent[] {
   return Array.from({ length: count }, () => {
     const isEvent = next() < 0.1;
     return {
       websiteId: pick(next, [1, 2]),
-      ts: new Date(start + Math.floor(next() * 3 * 86_400) * 1000),
+      ts: new Date(start + Math.floor(next() * days * 86_400) * 1000),
       visitor: BigInt(Math.floor(next() * 40)),
       kind: isEvent ? "event" : "pageview",
       isVisit: !isEvent && next() < 0.5,
@@ -37,51 +40,123 @@ function randomEvents(next: () => number, count: number, start: number): StoredE
   });
 }
 
-async function answers(store: DuckDbEventStore, websiteId: number) {
+const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
+
+/** Windows over 2026-06-10 (a Wednesday) to 2026-07-03: whole weeks, cut weeks, single days. */
+const WINDOWS = [
+  ["2026-01-01", "2026-12-31"],
+  ["2026-06-11", "2026-06-25"],
+  ["2026-06-08", "2026-06-28"],
+  ["2026-06-15", "2026-06-21"],
+  ["2026-06-16", "2026-06-27"],
+  ["2026-06-22", "2026-06-22"],
+] as const;
+
+async function answers(
+  store: DuckDbEventStore,
+  websiteId: number,
+  windows: readonly (readonly [string, string])[],
+) {
+  const result: Record<string, unknown> = {};
+  for (const stat of STATS)
+    for (const [from, to] of windows) {
+      result[`${stat.name} ${from} ${to}`] = await store.queryStat({ ...QUERY, websiteId, stat, from, to });
+    }
+  return result;
+}
+
+/** What the (closed) store has rolled up into weekly_stats. */
+async function rollUps(dir: string): Promise<{ rows: number; weeksBefore: string }> {
+  const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"), { access_mode: "READ_ONLY" });
+  const connection = await instance.connect();
+  try {
+    const result = await connection.runAndReadAll(
+      `SELECT (SELECT count(*) FROM weekly_stats) AS n,
+         (SELECT strftime(weeks_before, '%Y-%m-%d') FROM rollup_state) AS weeks_before`,
+    );
+    const row = result.getRowObjects()[0] ?? {};
+    return { rows: Number(row.n), weeksBefore: String(row.weeks_before) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Each window's answer recomputed from single-day answers (a single day never reads a
+ * weekly roll-up): every statistic's count over a window is the sum of its daily counts.
+ */
+async function summedFromDays(
+  store: DuckDbEventStore,
+  websiteId: number,
+  windows: readonly (readonly [string, string])[],
+) {
   const result: Record<string, unknown> = {};
   for (const stat of STATS) {
-    result[stat.name] = await store.queryStat({
-      websiteId,
-      stat,
-      from: "2026-01-01",
-      to: "2026-12-31",
-      search: null,
-      sortBy: "count",
-      sort: "desc",
-      limit: 100,
-      offset: 0,
-    });
+    const daily = new Map<string, { value: string; count: number }[]>();
+    for (const [from, to] of windows) {
+      const sums = new Map<string, number>();
+      for (
+        let day = Date.parse(from);
+        day <= Math.min(Date.parse(to), Date.UTC(2026, 6, 10));
+        day += 86_400_000
+      ) {
+        if (day < Date.UTC(2026, 5, 1)) continue; // no traffic before June
+        const date = new Date(day).toISOString().slice(0, 10);
+        if (!daily.has(date)) {
+          const page = await store.queryStat({ ...QUERY, websiteId, stat, from: date, to: date });
+          daily.set(date, page.rows);
+        }
+        for (const row of daily.get(date) ?? []) sums.set(row.value, (sums.get(row.value) ?? 0) + row.count);
+      }
+      const rows = [...sums]
+        .map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+      result[`${stat.name} ${from} ${to}`] = { rows, total: rows.length };
+    }
   }
   return result;
 }
 
 describe("embedded store aggregates", () => {
   for (const seed of [1, 2, 3]) {
-    it(`match the rebuild from raw events across batches and restarts (seed ${seed})`, async () => {
+    it(`match the rebuild from raw events across batches, restarts and roll-ups (seed ${seed})`, async () => {
       const dir = tempDir("analytics-aggregates-");
       const start = Date.UTC(2026, 5, 10);
-      // "Now" is the last generated day, so two of the three days keep visitor ids.
-      const clock = new ManualClock(new Date(start + 2.5 * 86_400_000));
+      const days = 24;
+      // "Now" is the last generated day, so the two newest days keep visitor ids.
+      const clock = new ManualClock(new Date(start + (days - 0.5) * 86_400_000));
       const next = random(seed);
-      // Tiny merge thresholds: merges and moves into daily_stats happen between batches.
-      const options = { clock, compactAfterRows: 40, keepRecentRows: 30 };
+      // Tiny merge thresholds: merges, moves into daily_stats and weekly roll-ups happen
+      // between batches, and later batches still add to days and weeks already moved.
+      const options = { clock, compactAfterRows: 40 };
       let store = await DuckDbEventStore.open(dir, options);
       try {
         await store.migrate();
         let sent = 0;
-        for (let round = 0; round < 6; round++) {
-          const size = 1 + Math.floor(next() * 300);
-          await store.insert(randomEvents(next, size, start));
+        for (let round = 0; round < 8; round++) {
+          const size = 1 + Math.floor(next() * 600);
+          await store.insert(randomEvents(next, size, start, days));
           sent += size;
-          if (round === 2 || round === 4) {
+          if (round === 2 || round === 5) {
             await store.close(); // the next insert must restore each day's memory from storage
             store = await DuckDbEventStore.open(dir, options);
           }
         }
         assert.equal(await store.countEvents(), sent);
-        const incremental = [await answers(store, 1), await answers(store, 2)];
+        await store.close();
+        const rolled = await rollUps(dir);
+        assert.ok(
+          rolled.rows > 0 && rolled.weeksBefore > "2026-06-15",
+          `weeks rolled up: ${JSON.stringify(rolled)}`,
+        );
+        store = await DuckDbEventStore.open(dir, options);
+        const incremental = [await answers(store, 1, WINDOWS), await answers(store, 2, WINDOWS)];
+        assert.deepEqual(incremental[0], await summedFromDays(store, 1, WINDOWS));
+        await store.rebuildAggregates(1);
+        assert.deepEqual(await answers(store, 1, WINDOWS), incremental[0]);
         await store.rebuildAggregates();
-        assert.deepEqual([await answers(store, 1), await answers(store, 2)], incremental);
+        assert.deepEqual([await answers(store, 1, WINDOWS), await answers(store, 2, WINDOWS)], incremental);
       } finally {
         await store.close();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -109,8 +184,8 @@ describe("embedded store aggregates", () => {
       // The same hash again: still one visitor today; on the old day its id was not kept (as
       // its salt is gone, a real hash could not repeat anyway), so it counts as a new one.
       await store.insert([hit("2026-06-10T09:00:00Z", 77n, "/b"), hit("2026-06-01T09:00:00Z", 77n, "/b")]);
-      const visitors = await answers(store, 1);
-      assert.deepEqual((visitors.visitors as { rows: unknown }).rows, [
+      const visitors = await answers(store, 1, [["2026-01-01", "2026-12-31"]]);
+      assert.deepEqual((visitors["visitors 2026-01-01 2026-12-31"] as { rows: unknown }).rows, [
         { value: "2026-06-01", count: 2 },
         { value: "2026-06-10", count: 1 },
       ]);

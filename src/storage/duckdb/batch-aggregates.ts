@@ -36,6 +36,15 @@ export function dayString(dayNumber: number): string {
   return new Date(dayNumber * DAY_SECONDS * 1000).toISOString().slice(0, 10);
 }
 
+export function dayNumberFromString(day: string): number {
+  return Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000 / DAY_SECONDS);
+}
+
+/** The Monday of a day's week (day 0, 1970-01-01, was a Thursday). */
+export function mondayOf(dayNumber: number): number {
+  return dayNumber - ((((dayNumber + 3) % 7) + 7) % 7);
+}
+
 /**
  * Folds a batch one event at a time, so the caller can yield to the event loop between
  * slices of it (a fold costs a few microseconds per event, all of it synchronous).

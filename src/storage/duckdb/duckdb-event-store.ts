@@ -31,13 +31,15 @@ import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
-  ALL_STATS_SQL,
+  LATE_WEEKLY_SQL,
   MERGE_RECENT_SQL,
   MERGED_DAYS_SQL,
   MOVE_MERGED_SQL,
   rebuildSql,
+  rollUpWeeksSql,
+  statQuerySql,
 } from "./aggregate-sql.js";
-import { BatchFolder, dayNumberOf, dayString } from "./batch-aggregates.js";
+import { BatchFolder, dayNumberFromString, dayNumberOf, dayString, mondayOf } from "./batch-aggregates.js";
 import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
@@ -63,6 +65,10 @@ const EVENT_TYPES = [
   VARCHAR,
   VARCHAR,
 ];
+/** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
+const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "weekly_stats"];
+/** rollup_state's starting bound, the first Monday of 1970: no week rolled up. */
+const ROLLED_NOTHING = "1970-01-05";
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 /**
@@ -79,12 +85,6 @@ const DAY_MS = 86_400_000;
 const MAX_REMEMBERED_VISITORS = 2_000_000;
 /** Delta rows appended to daily_stats_recent before it is merged. */
 const COMPACT_AFTER_ROWS = 50_000;
-/**
- * Merged rows kept in daily_stats_recent (newest days first; today and yesterday always).
- * A day moves to daily_stats once it falls out of this window, so traffic and imports in
- * time order move each day once, as one row per value.
- */
-const KEEP_RECENT_ROWS = 200_000;
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
@@ -99,7 +99,6 @@ export interface DuckDbOptions {
   clock?: Clock;
   /** Merge tuning (tests use small values to exercise every path). */
   compactAfterRows?: number;
-  keepRecentRows?: number;
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -117,7 +116,6 @@ export class DuckDbEventStore implements EventStore {
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
     private readonly compactAfterRows: number,
-    private readonly keepRecentRows: number,
   ) {}
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
@@ -131,7 +129,6 @@ export class DuckDbEventStore implements EventStore {
       await instance.connect(),
       options.clock ?? systemClock,
       options.compactAfterRows ?? COMPACT_AFTER_ROWS,
-      options.keepRecentRows ?? KEEP_RECENT_ROWS,
     );
     return store;
   }
@@ -228,33 +225,14 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
-    const params: (string | number)[] = [query.websiteId, query.stat.id, query.from, query.to];
-    let where = "website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)";
-    if (query.search) {
-      params.push(query.search);
-      where += ` AND strpos(lower(value), $${params.length}) > 0`;
-    }
-    const order = query.sortBy === "count" ? "n" : "value";
-    const direction = query.sort === "asc" ? "ASC" : "DESC";
-    const paging = params.length;
-    const result = await this.reader.runAndReadAll(
-      `SELECT value, CAST(sum(count) AS BIGINT) AS n, count(*) OVER () AS total
-       FROM ${ALL_STATS_SQL} WHERE ${where}
-       GROUP BY value HAVING sum(count) > 0
-       ORDER BY ${order} ${direction}, value ASC
-       LIMIT $${paging + 1} OFFSET $${paging + 2}`,
-      [...params, query.limit, query.offset],
-    );
-    const rows = result.getRowObjects();
-    let total = Number(rows[0]?.total ?? 0);
+    const { page, total } = statQuerySql(query);
+    const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
+    let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
-      const counted = await this.reader.runAndReadAll(
-        `SELECT count(*) AS total FROM (SELECT value FROM ${ALL_STATS_SQL} WHERE ${where} GROUP BY value HAVING sum(count) > 0)`,
-        params,
-      );
-      total = Number(counted.getRowObjects()[0]?.total ?? 0);
+      const counted = await this.reader.runAndReadAll(total.sql, total.params);
+      count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
-    return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total };
+    return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
   }
 
   rebuildAggregates(websiteId?: number): Promise<void> {
@@ -262,9 +240,15 @@ export class DuckDbEventStore implements EventStore {
       this.inTransaction(async () => {
         const where = websiteId === undefined ? "" : " WHERE website_id = $1";
         const params = websiteId === undefined ? [] : [websiteId];
-        await this.writer.run(`DELETE FROM daily_stats${where}`, params);
-        await this.writer.run(`DELETE FROM daily_stats_recent${where}`, params);
+        for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
         await this.writer.run(rebuildSql(websiteId !== undefined), params);
+        // Weeks already rolled up are rolled up again from the rebuilt days.
+        const weeksBefore = await this.weeksBefore();
+        await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
+          ROLLED_NOTHING,
+          weeksBefore,
+          ...params,
+        ]);
       }),
     );
   }
@@ -272,7 +256,7 @@ export class DuckDbEventStore implements EventStore {
   deleteWebsite(websiteId: number): Promise<void> {
     return this.serialised(async () => {
       await this.inTransaction(async () => {
-        for (const table of ["events", "daily_stats", "daily_stats_recent", "visitor_ids"]) {
+        for (const table of ["events", ...AGGREGATE_TABLES, "visitor_ids"]) {
           await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
         }
       });
@@ -387,30 +371,47 @@ export class DuckDbEventStore implements EventStore {
     this.rememberedVisitors -= day.visitors;
   }
 
-  /** Merges daily_stats_recent and moves the days that fall out of its window into daily_stats. */
+  /**
+   * Merges daily_stats_recent and moves its days older than yesterday into daily_stats, but
+   * for the newest of them: an import in time order may still be filling that day. Live
+   * traffic and imports in time order so move each day once, as one row per value; whole
+   * weeks moved are then rolled up into weekly_stats.
+   */
   private async compact(): Promise<void> {
     if (this.uncompactedRows === 0) return;
     const yesterday = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
     await this.inTransaction(async () => {
       await this.writer.run(MERGE_RECENT_SQL);
-      const days = (await this.writer.runAndReadAll(MERGED_DAYS_SQL)).getRowObjects();
-      let kept = 0;
-      let moveBefore = "0000-01-01";
-      for (const { day, n } of days) {
-        kept += Number(n);
-        if (String(day) < yesterday && kept > this.keepRecentRows) {
-          moveBefore = dayString(dayNumberFromString(String(day)) + 1);
-          break;
-        }
-      }
+      const days = (await this.writer.runAndReadAll(MERGED_DAYS_SQL))
+        .getRowObjects()
+        .map((row) => String(row.day));
+      const older = days.filter((day) => day < yesterday); // newest first
+      const moveBefore = older.length > 1 ? (older[0] as string) : "0000-01-01";
       for (const statement of MOVE_MERGED_SQL) {
         await this.writer.run(statement, statement.includes("$1") ? [moveBefore] : []);
+      }
+      await this.writer.run(LATE_WEEKLY_SQL, [moveBefore]);
+      await this.writer.run("DROP TABLE merged");
+      // Every week that ends before the move's bound now has all its days in daily_stats.
+      const rolledBefore = await this.weeksBefore();
+      const rollBefore = dayString(mondayOf(dayNumberFromString(moveBefore)));
+      if (rollBefore > rolledBefore) {
+        await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
+        await this.writer.run("UPDATE rollup_state SET weeks_before = CAST($1 AS DATE)", [rollBefore]);
       }
     });
     // Write the merge out now, so the blocks it freed are reused by the next batches
     // instead of accumulating as free space in the file.
     await this.writer.run("CHECKPOINT");
     this.uncompactedRows = 0;
+  }
+
+  /** The first Monday not rolled up into weekly_stats (as the writer's transaction sees it). */
+  private async weeksBefore(): Promise<string> {
+    const result = await this.writer.runAndReadAll(
+      "SELECT strftime(weeks_before, '%Y-%m-%d') AS day FROM rollup_state",
+    );
+    return String(result.getRowObjects()[0]?.day ?? ROLLED_NOTHING);
   }
 
   /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
@@ -438,10 +439,6 @@ export class DuckDbEventStore implements EventStore {
       throw error;
     }
   }
-}
-
-function dayNumberFromString(day: string): number {
-  return Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
 }
 
 function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): DuckDBValue[][] {

@@ -11,6 +11,10 @@
 //   merged, into daily_stats, which is only ever appended to. Queries sum both. No index:
 //   it would cost more space than the events, and deleting only from the small recent
 //   table keeps the file from filling with freed blocks.
+// - weekly_stats (version 2): whole weeks (Monday to Sunday) of daily_stats summed per
+//   value, for every week before rollup_state.weeks_before (a Monday). A 30-day window
+//   then reads a value's row per week instead of seven, so reading a statistic grows far
+//   less with traffic. Rows moved later into a rolled week are added to it as well.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
 //   (the days whose salts still exist), so a restart goes on numbering the same visitors.
 
@@ -69,5 +73,20 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         hash UBIGINT NOT NULL,
         visitor UINTEGER NOT NULL
       );`,
+  },
+  {
+    version: 2,
+    name: "weekly_stats, rollup_state",
+    sql: `
+      CREATE TABLE weekly_stats (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        week DATE NOT NULL,
+        value VARCHAR NOT NULL,
+        count BIGINT NOT NULL
+      );
+      -- The first Monday of 1970: no week is rolled up yet.
+      CREATE TABLE rollup_state (weeks_before DATE NOT NULL);
+      INSERT INTO rollup_state VALUES (DATE '1970-01-05');`,
   },
 ];
