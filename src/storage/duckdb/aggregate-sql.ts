@@ -29,7 +29,15 @@ export function rebuildSql(oneWebsite: boolean): string {
   return `INSERT INTO daily_stats (website_id, stat, day, value, count)\n${parts.join("\nUNION ALL\n")}`;
 }
 
-/** A day's week: its Monday (ISO weeks, as the roll-up bound `weeks_before` is a Monday). */
+/**
+ * The first Monday whose week is not rolled up: the week after the newest in weekly_stats.
+ * Weeks rolled up with no traffic at all leave no rows, so this may be earlier than the
+ * last roll-up's bound; the days between have no rows in daily_stats either, so reading
+ * them from daily_stats, or rolling them up again, counts the same.
+ */
+export const WEEKS_BEFORE_SQL = "(SELECT coalesce(max(week) + 7, DATE '1970-01-05') FROM weekly_stats)";
+
+/** A day's week: its Monday (ISO weeks). */
 const WEEK_OF_DAY = "CAST(date_trunc('week', day) AS DATE)";
 
 /** Merges the recent deltas into one row per (website, statistic, day, value): step 1. */
@@ -54,7 +62,7 @@ export const MOVE_MERGED_SQL = [
  */
 export const LATE_WEEKLY_SQL = `INSERT INTO weekly_stats
   SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM merged
-  WHERE day < CAST($1 AS DATE) AND day < (SELECT weeks_before FROM rollup_state) AND count <> 0
+  WHERE day < CAST($1 AS DATE) AND day < ${WEEKS_BEFORE_SQL} AND count <> 0
   GROUP BY ALL HAVING sum(count) <> 0`;
 
 /** Rolls the days in [$1, $2) (whole weeks, all moved into daily_stats) up into weekly_stats. */
@@ -115,8 +123,8 @@ function wholeWeeks(query: StatsQuery): [string, string] {
  * window that are rolled up come from weekly_stats (a value's row per week instead of
  * seven), the other days from daily_stats, and the days not yet moved from
  * daily_stats_recent. Parameters: website, statistic, from, to, first and last Monday of
- * the window's whole weeks. Each query reads rollup_state in its own snapshot, so a
- * concurrent roll-up is never counted twice.
+ * the window's whole weeks. Each query reads the roll-up's bound in its own snapshot, so
+ * a concurrent roll-up is never counted twice.
  */
 export const STAT_ROWS_SQL = `(
   SELECT value, count FROM weekly_stats
@@ -124,7 +132,7 @@ export const STAT_ROWS_SQL = `(
   UNION ALL
   SELECT value, count FROM daily_stats
     WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
-      AND (day < CAST($5 AS DATE) OR day > CAST($6 AS DATE) + 6 OR day >= (SELECT weeks_before FROM rollup_state))
+      AND (day < CAST($5 AS DATE) OR day > CAST($6 AS DATE) + 6 OR day >= ${WEEKS_BEFORE_SQL})
   UNION ALL
   SELECT value, count FROM daily_stats_recent
     WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)

@@ -38,6 +38,7 @@ import {
   rebuildSql,
   rollUpWeeksSql,
   statQuerySql,
+  WEEKS_BEFORE_SQL,
 } from "./aggregate-sql.js";
 import { BatchFolder, dayNumberFromString, dayNumberOf, dayString, mondayOf } from "./batch-aggregates.js";
 import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
@@ -67,7 +68,7 @@ const EVENT_TYPES = [
 ];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "weekly_stats"];
-/** rollup_state's starting bound, the first Monday of 1970: no week rolled up. */
+/** The roll-up's bound when nothing is rolled up, the first Monday of 1970 (as in WEEKS_BEFORE_SQL). */
 const ROLLED_NOTHING = "1970-01-05";
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
@@ -240,10 +241,10 @@ export class DuckDbEventStore implements EventStore {
       this.inTransaction(async () => {
         const where = websiteId === undefined ? "" : " WHERE website_id = $1";
         const params = websiteId === undefined ? [] : [websiteId];
-        for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
-        await this.writer.run(rebuildSql(websiteId !== undefined), params);
         // Weeks already rolled up are rolled up again from the rebuilt days.
         const weeksBefore = await this.weeksBefore();
+        for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
+        await this.writer.run(rebuildSql(websiteId !== undefined), params);
         await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
           ROLLED_NOTHING,
           weeksBefore,
@@ -395,10 +396,7 @@ export class DuckDbEventStore implements EventStore {
       // Every week that ends before the move's bound now has all its days in daily_stats.
       const rolledBefore = await this.weeksBefore();
       const rollBefore = dayString(mondayOf(dayNumberFromString(moveBefore)));
-      if (rollBefore > rolledBefore) {
-        await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
-        await this.writer.run("UPDATE rollup_state SET weeks_before = CAST($1 AS DATE)", [rollBefore]);
-      }
+      if (rollBefore > rolledBefore) await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
     });
     // Write the merge out now, so the blocks it freed are reused by the next batches
     // instead of accumulating as free space in the file.
@@ -408,9 +406,7 @@ export class DuckDbEventStore implements EventStore {
 
   /** The first Monday not rolled up into weekly_stats (as the writer's transaction sees it). */
   private async weeksBefore(): Promise<string> {
-    const result = await this.writer.runAndReadAll(
-      "SELECT strftime(weeks_before, '%Y-%m-%d') AS day FROM rollup_state",
-    );
+    const result = await this.writer.runAndReadAll(`SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day`);
     return String(result.getRowObjects()[0]?.day ?? ROLLED_NOTHING);
   }
 

@@ -12,9 +12,9 @@
 //   it would cost more space than the events, and deleting only from the small recent
 //   table keeps the file from filling with freed blocks.
 // - weekly_stats (version 2): whole weeks (Monday to Sunday) of daily_stats summed per
-//   value, for every week before rollup_state.weeks_before (a Monday). A 30-day window
-//   then reads a value's row per week instead of seven, so reading a statistic grows far
-//   less with traffic. Rows moved later into a rolled week are added to it as well.
+//   value, for every week up to the newest week it holds (see WEEKS_BEFORE_SQL). A 30-day
+//   window then reads a value's row per week instead of seven, so reading a statistic
+//   grows far less with traffic. Rows moved later into a rolled week are added to it too.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
 //   (the days whose salts still exist), so a restart goes on numbering the same visitors.
 
@@ -76,7 +76,7 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
   },
   {
     version: 2,
-    name: "weekly_stats, rollup_state",
+    name: "weekly_stats",
     sql: `
       CREATE TABLE weekly_stats (
         website_id INTEGER NOT NULL,
@@ -84,9 +84,6 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         week DATE NOT NULL,
         value VARCHAR NOT NULL,
         count BIGINT NOT NULL
-      );
-      -- The first Monday of 1970: no week is rolled up yet.
-      CREATE TABLE rollup_state (weeks_before DATE NOT NULL);
-      INSERT INTO rollup_state VALUES (DATE '1970-01-05');`,
+      );`,
   },
 ];
