@@ -42,7 +42,7 @@ if (
 const websiteId = Number(options["website-id"]);
 const runs = Number(options.runs);
 const { STATS } = await load("stats/catalog.js");
-const { STAT_ROWS_SQL, statQuerySql } = await load("storage/duckdb/aggregate-sql.js");
+const { STAT_ROWS_SQL, statQuerySql, WEEKS_BEFORE_SQL } = await load("storage/duckdb/aggregate-sql.js");
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
 
 const median = (list) => {
@@ -69,6 +69,7 @@ const queryOf = (stat) => ({ ...baseQuery, stat });
 // 1. The store's own query, in-process.
 const timings = new Map();
 const store = await DuckDbEventStore.open(options["data-dir"]);
+await store.migrate(); // as the server does: nothing to apply, and the store reads its roll-up bound
 try {
   for (const stat of STATS) {
     const query = queryOf(stat);
@@ -92,13 +93,15 @@ const rows = async (sql, params) => (await connection.runAndReadAll(sql, params)
 const report = { from: options.from, to: options.to, stats: [], explain: {} };
 try {
   const tables = await rows(
-    ["daily_stats", "daily_stats_recent", "weekly_stats"]
+    ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"]
       .map((table) => `SELECT '${table}' AS name, count(*) AS n FROM ${table}`)
       .join(" UNION ALL "),
   );
   report.tableRows = Object.fromEntries(tables.map((row) => [row.name, Number(row.n)]));
+  const [bound] = await rows(`SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day`);
+  const weeksBefore = String(bound?.day);
   for (const stat of STATS) {
-    const { total } = statQuerySql(queryOf(stat));
+    const { total } = statQuerySql(queryOf(stat), weeksBefore);
     const [read] = await rows(
       `SELECT count(*) AS n, count(DISTINCT value) AS vals FROM ${STAT_ROWS_SQL}`,
       total.params,
@@ -113,7 +116,7 @@ try {
   for (const name of options.explain.split(",").filter(Boolean)) {
     const stat = STATS.find((candidate) => candidate.name === name);
     if (!stat) throw new Error(`no statistic ${name}`);
-    const { page } = statQuerySql(queryOf(stat));
+    const { page } = statQuerySql(queryOf(stat), weeksBefore);
     const plan = await rows(`EXPLAIN ANALYZE ${page.sql}`, page.params);
     report.explain[name] = plan.map((row) => String(row.explain_value)).join("\n");
   }

@@ -33,35 +33,49 @@ export function rebuildSql(oneWebsite: boolean): string {
  * The first Monday whose week is not rolled up: the week after the newest in weekly_stats.
  * Weeks rolled up with no traffic at all leave no rows, so this may be earlier than the
  * last roll-up's bound; the days between have no rows in daily_stats either, so reading
- * them from daily_stats, or rolling them up again, counts the same.
+ * them from daily_stats, or rolling them up again, counts the same. (Likewise a bound
+ * later than this one, as the store keeps in memory after a rebuild, reads the same.)
  */
 export const WEEKS_BEFORE_SQL = "(SELECT coalesce(max(week) + 7, DATE '1970-01-05') FROM weekly_stats)";
 
 /** A day's week: its Monday (ISO weeks). */
 const WEEK_OF_DAY = "CAST(date_trunc('week', day) AS DATE)";
 
-/** Merges the recent deltas into one row per (website, statistic, day, value): step 1. */
-export const MERGE_RECENT_SQL = `CREATE OR REPLACE TEMP TABLE merged AS
-  SELECT website_id, stat, day, value, sum(count) AS count FROM daily_stats_recent GROUP BY ALL`;
+const KEY = ["website_id", "stat", "day", "value"];
 
-/** The days of the merged deltas, newest first, to choose which days stay recent. */
-export const MERGED_DAYS_SQL =
-  "SELECT DISTINCT strftime(day, '%Y-%m-%d') AS day FROM merged ORDER BY day DESC";
-
-/** Step 2: days before `$1` move into daily_stats (sorted so value runs compress); the rest stay. */
-export const MOVE_MERGED_SQL = [
-  "DELETE FROM daily_stats_recent",
-  `INSERT INTO daily_stats SELECT * FROM merged
-     WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value, day`,
-  "INSERT INTO daily_stats_recent SELECT * FROM merged WHERE day >= CAST($1 AS DATE) AND count <> 0",
+/** Merges the deltas into daily_stats_recent (one row per key) and empties them, in order. */
+export const MERGE_DELTAS_SQL = [
+  `CREATE OR REPLACE TEMP TABLE merged AS
+     SELECT website_id, stat, day, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_deltas
+     GROUP BY ALL HAVING sum(count) <> 0`,
+  `UPDATE daily_stats_recent AS r SET count = r.count + m.count FROM merged AS m
+     WHERE ${KEY.map((column) => `r.${column} = m.${column}`).join(" AND ")}`,
+  `INSERT INTO daily_stats_recent SELECT * FROM merged AS m
+     WHERE NOT EXISTS (SELECT 1 FROM daily_stats_recent AS r WHERE ${KEY.map((column) => `r.${column} = m.${column}`).join(" AND ")})`,
+  "DELETE FROM daily_stats_deltas",
+  "DROP TABLE merged",
 ];
 
+/** The days of daily_stats_recent, newest first, to choose which days move. */
+export const RECENT_DAYS_SQL =
+  "SELECT DISTINCT strftime(day, '%Y-%m-%d') AS day FROM daily_stats_recent ORDER BY day DESC";
+
 /**
- * Step 3, before the move's rows are rolled into new weeks: the moved rows of weeks already
- * rolled up (imports into the past) are added to their week too. `$1` is the move's bound.
+ * Moves the days before `$1` from daily_stats_recent into daily_stats (sorted so value
+ * runs compress); LATE_WEEKLY_SQL must run between the insert and the delete.
+ */
+export const MOVE_DAYS_SQL = {
+  insert: `INSERT INTO daily_stats SELECT * FROM daily_stats_recent
+     WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value, day`,
+  delete: "DELETE FROM daily_stats_recent WHERE day < CAST($1 AS DATE)",
+};
+
+/**
+ * Before the moved days are rolled into new weeks: the moved rows of weeks already rolled
+ * up (imports into the past) are added to their week too. `$1` is the move's bound.
  */
 export const LATE_WEEKLY_SQL = `INSERT INTO weekly_stats
-  SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM merged
+  SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_recent
   WHERE day < CAST($1 AS DATE) AND day < ${WEEKS_BEFORE_SQL} AND count <> 0
   GROUP BY ALL HAVING sum(count) <> 0`;
 
@@ -76,17 +90,20 @@ export function rollUpWeeksSql(oneWebsite: boolean): string {
 
 /**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
- * in every row), and the number alone, for a page past the end.
+ * in every row), and the number alone, for a page past the end. `weeksBefore` is the
+ * roll-up's bound as the caller last saw it (WEEKS_BEFORE_SQL); one older than the stored
+ * one reads fewer weeks from weekly_stats and more days from daily_stats, to the same sums.
  */
 export function statQuerySql(
   query: StatsQuery,
+  weeksBefore: string,
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
   const params: (string | number)[] = [
     query.websiteId,
     query.stat.id,
     query.from,
     query.to,
-    ...wholeWeeks(query),
+    ...rolledWeeks(query, weeksBefore),
   ];
   let where = "true";
   if (query.search) {
@@ -111,32 +128,44 @@ export function statQuerySql(
   };
 }
 
-/** The first and last Monday of the whole weeks inside the window (first after last when none fits). */
-function wholeWeeks(query: StatsQuery): [string, string] {
-  const first = mondayOf(dayNumberFromString(query.from) + 6);
-  const last = mondayOf(dayNumberFromString(query.to) - 6);
-  return [dayString(first), dayString(last)];
+/**
+ * The first and last Monday of the rolled-up whole weeks inside the window, then the last
+ * day before them and the first day after them, within the window. With no such week, the
+ * "last Monday" is the week before the first, so the days before and after meet without
+ * overlapping.
+ */
+function rolledWeeks(query: StatsQuery, weeksBefore: string): string[] {
+  const from = dayNumberFromString(query.from);
+  const to = dayNumberFromString(query.to);
+  const first = mondayOf(from + 6);
+  const last = Math.max(first - 7, Math.min(mondayOf(to - 6), dayNumberFromString(weeksBefore) - 7));
+  return [first, last, Math.min(to, first - 1), Math.max(from, last + 7)].map(dayString);
 }
 
 /**
- * The aggregate rows of one statistic over a window, for reading: whole weeks inside the
- * window that are rolled up come from weekly_stats (a value's row per week instead of
- * seven), the other days from daily_stats, and the days not yet moved from
- * daily_stats_recent. Parameters: website, statistic, from, to, first and last Monday of
- * the window's whole weeks. Each query reads the roll-up's bound in its own snapshot, so
- * a concurrent roll-up is never counted twice.
+ * The aggregate rows of one statistic over a window, for reading: the window's whole weeks
+ * that are rolled up come from weekly_stats (a value's row per week instead of seven), the
+ * days before and after them from daily_stats, and the days not moved yet from
+ * daily_stats_recent and daily_stats_deltas. Parameters: website, statistic, from, to,
+ * then rolledWeeks(). Plain day ranges, so each scan skips what lies outside them.
  */
 export const STAT_ROWS_SQL = `(
   SELECT value, count FROM weekly_stats
     WHERE website_id = $1 AND stat = $2 AND week BETWEEN CAST($5 AS DATE) AND CAST($6 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats
-    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
-      AND (day < CAST($5 AS DATE) OR day > CAST($6 AS DATE) + 6 OR day >= ${WEEKS_BEFORE_SQL})
+    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($7 AS DATE)
+  UNION ALL
+  SELECT value, count FROM daily_stats
+    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($8 AS DATE) AND CAST($4 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats_recent
     WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
+  UNION ALL
+  SELECT value, count FROM daily_stats_deltas
+    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
 )`;
 
-/** Both daily aggregate tables, for tools that read every day's rows. */
-export const ALL_STATS_SQL = "(SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent)";
+/** Every day's aggregate rows, for tools that read them all. */
+export const ALL_STATS_SQL =
+  "(SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent UNION ALL SELECT * FROM daily_stats_deltas)";

@@ -1,7 +1,7 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
 // Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
 // events, new visitor numbers and deltas are appended in one transaction (the appender is
-// the fastest way into DuckDB). Statistics are read from daily_stats on a second
+// the fastest way into DuckDB). Statistics are read from the aggregate tables on a second
 // connection; raw events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
@@ -32,9 +32,9 @@ import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
   LATE_WEEKLY_SQL,
-  MERGE_RECENT_SQL,
-  MERGED_DAYS_SQL,
-  MOVE_MERGED_SQL,
+  MERGE_DELTAS_SQL,
+  MOVE_DAYS_SQL,
+  RECENT_DAYS_SQL,
   rebuildSql,
   rollUpWeeksSql,
   statQuerySql,
@@ -67,7 +67,7 @@ const EVENT_TYPES = [
   VARCHAR,
 ];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
-const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "weekly_stats"];
+const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
 /** The roll-up's bound when nothing is rolled up, the first Monday of 1970 (as in WEEKS_BEFORE_SQL). */
 const ROLLED_NOTHING = "1970-01-05";
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
@@ -84,7 +84,7 @@ const FLUSH_ROWS = 2048;
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
-/** Delta rows appended to daily_stats_recent before it is merged. */
+/** Delta rows appended to daily_stats_deltas before they are merged. */
 const COMPACT_AFTER_ROWS = 50_000;
 
 export interface DuckDbOptions {
@@ -108,6 +108,11 @@ export class DuckDbEventStore implements EventStore {
   private rememberedVisitors = 0;
   private uncompactedRows = 0;
   private prunedBefore = 0;
+  /**
+   * The roll-up's bound, changed only after the roll-up is committed: a query that read the
+   * old one reads only the weeks rolled up before, whichever snapshot it then gets.
+   */
+  private weeksRolledBefore = ROLLED_NOTHING;
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
   private geoCodes: Set<string> | null = null;
 
@@ -151,6 +156,7 @@ export class DuckDbEventStore implements EventStore {
           ]);
         });
       }
+      this.weeksRolledBefore = await this.weeksBefore();
     });
   }
 
@@ -205,7 +211,7 @@ export class DuckDbEventStore implements EventStore {
               ids.map((id) => id.number),
             ]);
           }
-          await appendRows(await this.writer.createAppender("daily_stats_recent"), DELTA_TYPES, [
+          await appendRows(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
             folded.deltas.map((delta) => delta.websiteId),
             folded.deltas.map((delta) => delta.statId),
             folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
@@ -226,7 +232,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
-    const { page, total } = statQuerySql(query);
+    const { page, total } = statQuerySql(query, this.weeksRolledBefore);
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
@@ -373,31 +379,35 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Merges daily_stats_recent and moves its days older than yesterday into daily_stats, but
-   * for the newest of them: an import in time order may still be filling that day. Live
-   * traffic and imports in time order so move each day once, as one row per value; whole
-   * weeks moved are then rolled up into weekly_stats.
+   * Merges the deltas into daily_stats_recent, then moves its days older than yesterday
+   * into daily_stats, but for the newest of them: an import in time order may still be
+   * filling that day. Live traffic and imports in time order so move each day once, as one
+   * row per value; whole weeks moved are then rolled up into weekly_stats.
    */
   private async compact(): Promise<void> {
     if (this.uncompactedRows === 0) return;
     const yesterday = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
+    let rolledUpTo: string | null = null;
     await this.inTransaction(async () => {
-      await this.writer.run(MERGE_RECENT_SQL);
-      const days = (await this.writer.runAndReadAll(MERGED_DAYS_SQL))
+      for (const statement of MERGE_DELTAS_SQL) await this.writer.run(statement);
+      const days = (await this.writer.runAndReadAll(RECENT_DAYS_SQL))
         .getRowObjects()
         .map((row) => String(row.day));
       const older = days.filter((day) => day < yesterday); // newest first
-      const moveBefore = older.length > 1 ? (older[0] as string) : "0000-01-01";
-      for (const statement of MOVE_MERGED_SQL) {
-        await this.writer.run(statement, statement.includes("$1") ? [moveBefore] : []);
-      }
+      if (older.length < 2) return;
+      const moveBefore = older[0] as string;
+      await this.writer.run(MOVE_DAYS_SQL.insert, [moveBefore]);
       await this.writer.run(LATE_WEEKLY_SQL, [moveBefore]);
-      await this.writer.run("DROP TABLE merged");
+      await this.writer.run(MOVE_DAYS_SQL.delete, [moveBefore]);
       // Every week that ends before the move's bound now has all its days in daily_stats.
       const rolledBefore = await this.weeksBefore();
       const rollBefore = dayString(mondayOf(dayNumberFromString(moveBefore)));
-      if (rollBefore > rolledBefore) await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
+      if (rollBefore > rolledBefore) {
+        await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
+        rolledUpTo = rollBefore;
+      }
     });
+    if (rolledUpTo) this.weeksRolledBefore = rolledUpTo;
     // Write the merge out now, so the blocks it freed are reused by the next batches
     // instead of accumulating as free space in the file.
     await this.writer.run("CHECKPOINT");

@@ -6,11 +6,14 @@
 //   `geo` is the city value (`US:Boston`), or `US:` when only the country is known: country
 //   and continent follow from the code through `geo_names`, so they take no space per event.
 // - events_view: the events with city, country and continent as the statistics name them.
-// - daily_stats_recent: what each batch adds per (website, statistic, day, value), appended
-//   with the batch and merged now and then; rows of days older than yesterday then move,
-//   merged, into daily_stats, which is only ever appended to. Queries sum both. No index:
-//   it would cost more space than the events, and deleting only from the small recent
-//   table keeps the file from filling with freed blocks.
+// - daily_stats_deltas (version 2): what each batch adds per (website, statistic, day,
+//   value), appended with the batch's events. Now and then the deltas are merged into
+//   daily_stats_recent, one row per (website, statistic, day, value): counts of known
+//   values are updated in place (only the count column is rewritten, so the file does not
+//   fill with freed blocks), new values appended. Days older than yesterday then move into
+//   daily_stats, which is only ever appended to. Queries sum all of them. No index: it
+//   would cost more space than the events. (In version 1, daily_stats_recent held the
+//   deltas too, merged by rewriting the whole table.)
 // - weekly_stats (version 2): whole weeks (Monday to Sunday) of daily_stats summed per
 //   value, for every week up to the newest week it holds (see WEEKS_BEFORE_SQL). A 30-day
 //   window then reads a value's row per week instead of seven, so reading a statistic
@@ -76,8 +79,18 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
   },
   {
     version: 2,
-    name: "weekly_stats",
+    name: "daily_stats_deltas, weekly_stats",
     sql: `
+      CREATE TABLE daily_stats_deltas (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value VARCHAR NOT NULL,
+        count BIGINT NOT NULL
+      );
+      -- Version 1 kept unmerged rows in daily_stats_recent: they are deltas now.
+      INSERT INTO daily_stats_deltas SELECT * FROM daily_stats_recent;
+      DELETE FROM daily_stats_recent;
       CREATE TABLE weekly_stats (
         website_id INTEGER NOT NULL,
         stat UTINYINT NOT NULL,
