@@ -143,6 +143,12 @@ function rolledWeeks(query: StatsQuery, weeksBefore: string): string[] {
 }
 
 /**
+ * One website's statistic, with the parameters cast to the columns' types: otherwise
+ * DuckDB casts the column for every row (UTINYINT to INTEGER) and cannot skip by min/max.
+ */
+const OF_STAT = "website_id = CAST($1 AS INTEGER) AND stat = CAST($2 AS UTINYINT)";
+
+/**
  * The aggregate rows of one statistic over a window, for reading: the window's whole weeks
  * that are rolled up come from weekly_stats (a value's row per week instead of seven), the
  * days before and after them from daily_stats, and the days not moved yet from
@@ -151,19 +157,19 @@ function rolledWeeks(query: StatsQuery, weeksBefore: string): string[] {
  */
 export const STAT_ROWS_SQL = `(
   SELECT value, count FROM weekly_stats
-    WHERE website_id = $1 AND stat = $2 AND week BETWEEN CAST($5 AS DATE) AND CAST($6 AS DATE)
+    WHERE ${OF_STAT} AND week BETWEEN CAST($5 AS DATE) AND CAST($6 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats
-    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($7 AS DATE)
+    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($7 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats
-    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($8 AS DATE) AND CAST($4 AS DATE)
+    WHERE ${OF_STAT} AND day BETWEEN CAST($8 AS DATE) AND CAST($4 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats_recent
-    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
+    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
   UNION ALL
   SELECT value, count FROM daily_stats_deltas
-    WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
+    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
 )`;
 
 /** Every day's aggregate rows, for tools that read them all. */
