@@ -11,6 +11,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { LOCATIONS, pick, random } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
@@ -170,6 +171,55 @@ describe("embedded store aggregates", () => {
       }
     });
   }
+
+  it("upgrades a version-1 store: its unmerged recent rows count once, and merge with new ones", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const page = STATS.find((stat) => stat.name === "page");
+    assert.ok(page);
+    // A store as version 1 left it: daily_stats_recent held deltas, two of them for one key.
+    const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
+    const connection = await instance.connect();
+    await connection.run(DUCKDB_MIGRATIONS[0]?.sql ?? "");
+    await connection.run(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL); INSERT INTO schema_migrations VALUES (1, 'v1')",
+    );
+    await connection.run(`INSERT INTO daily_stats_recent VALUES
+      (1, ${page.id}, DATE '2026-06-10', '/a', 2), (1, ${page.id}, DATE '2026-06-10', '/a', 3),
+      (1, ${page.id}, DATE '2026-06-09', '/b', 4)`);
+    connection.closeSync();
+    instance.closeSync();
+    const clock = new ManualClock("2026-06-10T12:00:00Z");
+    let store = await DuckDbEventStore.open(dir, { clock });
+    try {
+      await store.migrate();
+      const pages = async () =>
+        (await answers(store, 1, [["2026-06-01", "2026-06-30"]]))["page 2026-06-01 2026-06-30"];
+      assert.deepEqual(await pages(), {
+        rows: [
+          { value: "/a", count: 5 },
+          { value: "/b", count: 4 },
+        ],
+        total: 2,
+      });
+      const hit = randomEvents(random(4), 1, 0)[0] as StoredEvent;
+      await store.insert([
+        { ...hit, websiteId: 1, ts: new Date("2026-06-10T09:00:00Z"), kind: "pageview", page: "/a" },
+      ]);
+      await store.close(); // merges the deltas into the recent rows
+      store = await DuckDbEventStore.open(dir, { clock });
+      await store.migrate();
+      assert.deepEqual(await pages(), {
+        rows: [
+          { value: "/a", count: 6 },
+          { value: "/b", count: 4 },
+        ],
+        total: 2,
+      });
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("keeps one visitor one visitor on a recent day across a restart, and forgets old days' ids", async () => {
     const dir = tempDir("analytics-aggregates-");
