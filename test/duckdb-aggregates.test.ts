@@ -172,6 +172,34 @@ describe("embedded store aggregates", () => {
     });
   }
 
+  it("counts rows moved later into a rolled-up week that had no traffic when it was rolled up", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-07-10T12:00:00Z");
+    const base = randomEvents(random(5), 1, 0)[0] as StoredEvent;
+    const hit = (day: string): StoredEvent => ({
+      ...base,
+      websiteId: 1,
+      kind: "pageview",
+      ts: new Date(`${day}T10:00:00Z`),
+    });
+    // Compact after every batch: each insert merges, moves and rolls up at once.
+    const store = await DuckDbEventStore.open(dir, { clock, compactAfterRows: 1 });
+    try {
+      await store.migrate();
+      // Weeks of June 1 to June 28 are rolled up; those of June 8, 15 and 22 had no traffic.
+      await store.insert([hit("2026-06-01"), hit("2026-06-30"), hit("2026-07-01")]);
+      // An import into the empty week of June 15: June 16 moves into daily_stats.
+      await store.insert([hit("2026-06-16")]);
+      const window = [["2026-06-01", "2026-07-05"]] as const;
+      const answer = await answers(store, 1, window);
+      assert.deepEqual(answer, await summedFromDays(store, 1, window));
+      assert.deepEqual((answer["pageviews 2026-06-01 2026-07-05"] as { total: number }).total, 4);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("upgrades a version-1 store: its unmerged recent rows count once, and merge with new ones", async () => {
     const dir = tempDir("analytics-aggregates-");
     const page = STATS.find((stat) => stat.name === "page");

@@ -30,11 +30,12 @@ export function rebuildSql(oneWebsite: boolean): string {
 }
 
 /**
- * The first Monday whose week is not rolled up: the week after the newest in weekly_stats.
- * Weeks rolled up with no traffic at all leave no rows, so this may be earlier than the
- * last roll-up's bound; the days between have no rows in daily_stats either, so reading
- * them from daily_stats, or rolling them up again, counts the same. (Likewise a bound
- * later than this one, as the store keeps in memory after a rebuild, reads the same.)
+ * The first Monday whose week is not rolled up, as a store opening the file finds it: the
+ * week after the newest in weekly_stats. The store then keeps the bound in memory and
+ * moves it only forward: weeks rolled up without any traffic leave no rows here, so this
+ * may be earlier than the last roll-up's bound, but the days between have no rows in
+ * daily_stats either (rows moved into them later were added to their week, which then
+ * has rows), so reading them from daily_stats counts the same.
  */
 export const WEEKS_BEFORE_SQL = "(SELECT coalesce(max(week) + 7, DATE '1970-01-05') FROM weekly_stats)";
 
@@ -72,11 +73,12 @@ export const MOVE_DAYS_SQL = {
 
 /**
  * Before the moved days are rolled into new weeks: the moved rows of weeks already rolled
- * up (imports into the past) are added to their week too. `$1` is the move's bound.
+ * up (imports into the past) are added to their week too. `$1` is the move's bound, `$2`
+ * the roll-up's bound the store reads with.
  */
 export const LATE_WEEKLY_SQL = `INSERT INTO weekly_stats
   SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_recent
-  WHERE day < CAST($1 AS DATE) AND day < ${WEEKS_BEFORE_SQL} AND count <> 0
+  WHERE day < CAST($1 AS DATE) AND day < CAST($2 AS DATE) AND count <> 0
   GROUP BY ALL HAVING sum(count) <> 0`;
 
 /** Rolls the days in [$1, $2) (whole weeks, all moved into daily_stats) up into weekly_stats. */

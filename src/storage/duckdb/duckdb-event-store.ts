@@ -109,8 +109,10 @@ export class DuckDbEventStore implements EventStore {
   private uncompactedRows = 0;
   private prunedBefore = 0;
   /**
-   * The roll-up's bound, changed only after the roll-up is committed: a query that read the
-   * old one reads only the weeks rolled up before, whichever snapshot it then gets.
+   * The roll-up's bound: every week before it is in weekly_stats, summed exactly as its
+   * days in daily_stats. Read from the file by migrate(), then moved forward only after a
+   * roll-up is committed: a query that read the old bound reads only the weeks rolled up
+   * before it, whichever snapshot it then gets.
    */
   private weeksRolledBefore = ROLLED_NOTHING;
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
@@ -136,6 +138,7 @@ export class DuckDbEventStore implements EventStore {
       options.clock ?? systemClock,
       options.compactAfterRows ?? COMPACT_AFTER_ROWS,
     );
+    await store.loadWeeksRolledBefore();
     return store;
   }
 
@@ -156,7 +159,7 @@ export class DuckDbEventStore implements EventStore {
           ]);
         });
       }
-      this.weeksRolledBefore = await this.weeksBefore();
+      await this.loadWeeksRolledBefore();
     });
   }
 
@@ -248,7 +251,7 @@ export class DuckDbEventStore implements EventStore {
         const where = websiteId === undefined ? "" : " WHERE website_id = $1";
         const params = websiteId === undefined ? [] : [websiteId];
         // Weeks already rolled up are rolled up again from the rebuilt days.
-        const weeksBefore = await this.weeksBefore();
+        const weeksBefore = this.weeksRolledBefore;
         for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
         await this.writer.run(rebuildSql(websiteId !== undefined), params);
         await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
@@ -397,10 +400,10 @@ export class DuckDbEventStore implements EventStore {
       if (older.length < 2) return;
       const moveBefore = older[0] as string;
       await this.writer.run(MOVE_DAYS_SQL.insert, [moveBefore]);
-      await this.writer.run(LATE_WEEKLY_SQL, [moveBefore]);
+      await this.writer.run(LATE_WEEKLY_SQL, [moveBefore, this.weeksRolledBefore]);
       await this.writer.run(MOVE_DAYS_SQL.delete, [moveBefore]);
       // Every week that ends before the move's bound now has all its days in daily_stats.
-      const rolledBefore = await this.weeksBefore();
+      const rolledBefore = this.weeksRolledBefore;
       const rollBefore = dayString(mondayOf(dayNumberFromString(moveBefore)));
       if (rollBefore > rolledBefore) {
         await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
@@ -414,10 +417,18 @@ export class DuckDbEventStore implements EventStore {
     this.uncompactedRows = 0;
   }
 
-  /** The first Monday not rolled up into weekly_stats (as the writer's transaction sees it). */
-  private async weeksBefore(): Promise<string> {
+  /**
+   * Reads the roll-up's bound from the file (see WEEKS_BEFORE_SQL), on opening and after
+   * migrating: a compaction must never start from an earlier bound than the file's, or it
+   * would roll weeks up twice. A file not migrated yet has no roll-ups.
+   */
+  private async loadWeeksRolledBefore(): Promise<void> {
+    const tables = await this.writer.runAndReadAll(
+      "SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'weekly_stats'",
+    );
+    if (Number(tables.getRowObjects()[0]?.n ?? 0) === 0) return;
     const result = await this.writer.runAndReadAll(`SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day`);
-    return String(result.getRowObjects()[0]?.day ?? ROLLED_NOTHING);
+    this.weeksRolledBefore = String(result.getRowObjects()[0]?.day ?? ROLLED_NOTHING);
   }
 
   /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
