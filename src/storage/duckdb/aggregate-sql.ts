@@ -1,6 +1,8 @@
-// DuckDB SQL for the aggregates, generated from the statistics catalog: every statistic
-// recomputed from raw events (count(*) or count(DISTINCT visitor) per day and value). The
-// incremental path (batch-aggregates.ts) must always agree with this; tests compare them.
+// DuckDB SQL for the embedded store's aggregates: the rebuild of every statistic from raw
+// events (count(*) or count(DISTINCT visitor) per day and value, generated from the
+// statistics catalog), the compaction that merges batches' deltas, moves past days and
+// rolls whole weeks up, and the statistics query over all of them. The incremental path
+// (batch-aggregates.ts) must always agree with the rebuild; tests compare them.
 
 import { type Dimension, type RowFilter, STATS } from "../../stats/catalog.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
@@ -31,11 +33,11 @@ export function rebuildSql(oneWebsite: boolean): string {
 
 /**
  * The first Monday whose week is not rolled up, as a store opening the file finds it: the
- * week after the newest in weekly_stats. The store then keeps the bound in memory and
- * moves it only forward: weeks rolled up without any traffic leave no rows here, so this
- * may be earlier than the last roll-up's bound, but the days between have no rows in
- * daily_stats either (rows moved into them later were added to their week, which then
- * has rows), so reading them from daily_stats counts the same.
+ * week after the newest in weekly_stats. The store keeps the bound in memory and moves it
+ * forward with each roll-up. Weeks rolled up without any traffic leave no rows here, so
+ * this may be earlier than the last roll-up's bound; but the days between have no rows in
+ * daily_stats either (rows moved into them later were added to their week, which then has
+ * rows), so reading them from daily_stats counts the same.
  */
 export const WEEKS_BEFORE_SQL = "(SELECT coalesce(max(week) + 7, DATE '1970-01-05') FROM weekly_stats)";
 

@@ -15,7 +15,7 @@
 //   would cost more space than the events. (In version 1, daily_stats_recent held the
 //   deltas too, merged by rewriting the whole table.)
 // - weekly_stats (version 2): whole weeks (Monday to Sunday) of daily_stats summed per
-//   value, for every week up to the newest week it holds (see WEEKS_BEFORE_SQL). A 30-day
+//   value, for every week before the store's roll-up bound (see WEEKS_BEFORE_SQL). A 30-day
 //   window then reads a value's row per week instead of seven, so reading a statistic
 //   grows far less with traffic. Rows moved later into a rolled week are added to it too.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
