@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
+import { WEEKS_BEFORE_SQL } from "../src/storage/duckdb/aggregate-sql.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
@@ -59,10 +60,11 @@ async function answers(
   windows: readonly (readonly [string, string])[],
 ) {
   const result: Record<string, unknown> = {};
-  for (const stat of STATS)
+  for (const stat of STATS) {
     for (const [from, to] of windows) {
       result[`${stat.name} ${from} ${to}`] = await store.queryStat({ ...QUERY, websiteId, stat, from, to });
     }
+  }
   return result;
 }
 
@@ -73,7 +75,7 @@ async function rollUps(dir: string): Promise<{ rows: number; weeksBefore: string
   try {
     const result = await connection.runAndReadAll(
       `SELECT (SELECT count(*) FROM weekly_stats) AS n,
-         (SELECT strftime(max(week) + 7, '%Y-%m-%d') FROM weekly_stats) AS weeks_before`,
+         strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS weeks_before`,
     );
     const row = result.getRowObjects()[0] ?? {};
     return { rows: Number(row.n), weeksBefore: String(row.weeks_before) };
