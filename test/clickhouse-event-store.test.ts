@@ -16,12 +16,17 @@ import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
-import { LOCATIONS, pick, random } from "./support/seeded-random.js";
+import { pick, random, randomEvents } from "./support/seeded-random.js";
 import { createTestApp, tempDir } from "./support/test-app.js";
 
 const missing = clickhouseMissing();
 
 const START = Date.UTC(2026, 5, 10);
+
+/** Random events over three days from START, by visitors of the pool. */
+function eventsOf(next: () => number, count: number, visitors: bigint[]): StoredEvent[] {
+  return randomEvents(next, count, { start: START, days: 3, visitor: () => pick(next, visitors) });
+}
 
 /** Visitor hashes over the whole 64-bit range, 30 per website, so visitors repeat within a day. */
 function visitorPool(next: () => number): bigint[] {
@@ -29,29 +34,6 @@ function visitorPool(next: () => number): bigint[] {
     { length: 30 },
     () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
   );
-}
-
-function randomEvents(next: () => number, count: number, visitors: bigint[]): StoredEvent[] {
-  return Array.from({ length: count }, () => {
-    const isEvent = next() < 0.1;
-    return {
-      websiteId: pick(next, [1, 2]),
-      ts: new Date(START + Math.floor(next() * 3 * 86_400) * 1000),
-      visitor: pick(next, visitors),
-      kind: isEvent ? "event" : "pageview",
-      isVisit: !isEvent && next() < 0.5,
-      page: pick(next, ["/", "/a", "/B", "/c?x=1", "/100%_off"]),
-      referrer: pick(next, ["", "google.com", "t.co"]),
-      campaign: pick(next, ["", "", "spring"]),
-      browser: pick(next, ["Chrome", "Safari"]),
-      os: pick(next, ["Windows", "iOS"]),
-      device: pick(next, ["desktop", "mobile"]),
-      resolution: pick(next, ["1920x1080", "390x844"]),
-      language: pick(next, ["en", "de", "fr"]),
-      ...pick(next, LOCATIONS),
-      event: isEvent ? pick(next, ["Buy:9.5:EUR", "Signup::"]) : "",
-    } satisfies StoredEvent;
-  });
 }
 
 const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">[] = [
@@ -94,7 +76,7 @@ describe("ClickHouse event store", { skip: missing ?? false }, () => {
     const next = random(7);
     const visitors = visitorPool(next);
     for (let round = 0; round < 5; round++) {
-      const batch = randomEvents(next, 1 + Math.floor(next() * 400), visitors);
+      const batch = eventsOf(next, 1 + Math.floor(next() * 400), visitors);
       await Promise.all([house.insert(batch), duck.insert(batch)]);
       sent.push(...batch);
     }
@@ -192,7 +174,7 @@ describe("ClickHouse event store on one server (no cluster)", { skip: missing ??
     try {
       await Promise.all([house.migrate(), duck.migrate()]);
       const next = random(11);
-      const batch = randomEvents(next, 300, visitorPool(next));
+      const batch = eventsOf(next, 300, visitorPool(next));
       await Promise.all([house.insert(batch), duck.insert(batch)]);
       assert.deepEqual(await answers(house, 1), await answers(duck, 1));
       await house.rebuildAggregates(2);

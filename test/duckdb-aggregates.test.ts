@@ -14,32 +14,12 @@ import { WEEKS_BEFORE_SQL } from "../src/storage/duckdb/aggregate-sql.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
-import { LOCATIONS, pick, random } from "./support/seeded-random.js";
+import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
-function randomEvents(next: () => number, count: number, start: number, days = 3): StoredEvent[] {
-  return Array.from({ length: count }, () => {
-    const isEvent = next() < 0.1;
-    return {
-      websiteId: pick(next, [1, 2]),
-      ts: new Date(start + Math.floor(next() * days * 86_400) * 1000),
-      visitor: BigInt(Math.floor(next() * 40)),
-      kind: isEvent ? "event" : "pageview",
-      isVisit: !isEvent && next() < 0.5,
-      page: pick(next, ["/", "/a", "/b", "/c?x=1"]),
-      referrer: pick(next, ["", "google.com", "t.co"]),
-      campaign: pick(next, ["", "", "spring"]),
-      browser: pick(next, ["Chrome", "Safari"]),
-      os: pick(next, ["Windows", "iOS"]),
-      device: pick(next, ["desktop", "mobile"]),
-      // Language and resolution may change within a visitor's day; the rest rarely do.
-      resolution: pick(next, ["1920x1080", "390x844"]),
-      language: pick(next, ["en", "de", "fr"]),
-      // Locations as geolocation gives them: city and continent agree with the country.
-      ...pick(next, LOCATIONS),
-      event: isEvent ? pick(next, ["Buy::", "Signup::"]) : "",
-    };
-  });
+/** Random events over `days` days from `start`, from a pool of 40 visitors. */
+function randomEventsOf(next: () => number, count: number, start: number, days = 3): StoredEvent[] {
+  return randomEvents(next, count, { start, days, visitor: () => BigInt(Math.floor(next() * 40)) });
 }
 
 const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
@@ -139,7 +119,7 @@ describe("embedded store aggregates", () => {
         let sent = 0;
         for (let round = 0; round < 8; round++) {
           const size = 1 + Math.floor(next() * 600);
-          await store.insert(randomEvents(next, size, start, days));
+          await store.insert(randomEventsOf(next, size, start, days));
           sent += size;
           if (round === 2 || round === 5) {
             await store.close(); // the next insert must restore each day's memory from storage
@@ -177,7 +157,7 @@ describe("embedded store aggregates", () => {
   it("counts rows moved later into a rolled-up week that had no traffic when it was rolled up", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
-    const base = randomEvents(random(5), 1, 0)[0] as StoredEvent;
+    const base = randomEventsOf(random(5), 1, 0)[0] as StoredEvent;
     const hit = (day: string): StoredEvent => ({
       ...base,
       websiteId: 1,
@@ -231,7 +211,7 @@ describe("embedded store aggregates", () => {
         ],
         total: 2,
       });
-      const hit = randomEvents(random(4), 1, 0)[0] as StoredEvent;
+      const hit = randomEventsOf(random(4), 1, 0)[0] as StoredEvent;
       await store.insert([
         { ...hit, websiteId: 1, ts: new Date("2026-06-10T09:00:00Z"), kind: "pageview", page: "/a" },
       ]);
@@ -255,7 +235,7 @@ describe("embedded store aggregates", () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-06-10T12:00:00Z");
     const hit = (ts: string, visitor: bigint, page: string): StoredEvent => ({
-      ...(randomEvents(random(9), 1, 0)[0] as StoredEvent),
+      ...(randomEventsOf(random(9), 1, 0)[0] as StoredEvent),
       websiteId: 1,
       ts: new Date(ts),
       visitor,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { escapeHtml } from "../src/reports/report-html.js";
+import { escapeHtml } from "../src/pages/html.js";
 import { lastFullPeriod } from "../src/reports/report-period.js";
 import { createReportSender } from "../src/reports/report-sender.js";
 import { SmtpMailer } from "../src/reports/smtp-mailer.js";

@@ -1,6 +1,7 @@
 // The HTML part of a report email: a plain table layout with inline styles, as mail clients
 // need. Every value from the data (names, domains, pages, referrers, URLs) is escaped.
 
+import { escapeHtml } from "../pages/html.js";
 import type { UserReport, WebsiteReport } from "./report-builder.js";
 import {
   describeChange,
@@ -12,18 +13,6 @@ import {
   referrerLabel,
   subjectOf,
 } from "./report-wording.js";
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
-}
 
 const CELL = 'style="padding:2px 8px;text-align:left;vertical-align:top"';
 const NUMBER_CELL = 'style="padding:2px 8px;text-align:right;vertical-align:top;white-space:nowrap"';

@@ -1,6 +1,8 @@
 // Seeded randomness for the randomized store tests, so a failure can be replayed: a small
-// generator (mulberry32), a pick from a list, and geolocations as the pipeline makes them
-// (city and continent agree with the country).
+// generator (mulberry32), a pick from a list, geolocations as the pipeline makes them
+// (city and continent agree with the country), and whole random events.
+
+import type { StoredEvent } from "../../src/storage/ports.js";
 
 export function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -22,3 +24,36 @@ export const LOCATIONS = [
   { country: "DE:Germany", city: "DE:Berlin", continent: "EU:Europe" },
   { country: "", city: "", continent: "" },
 ] as const;
+
+/**
+ * `count` random events of websites 1 and 2 over `days` days from `start` (ms), with the
+ * visitor `visitor()` gives; values include what SQL escaping must survive (`%`, `_`,
+ * capitals, `:` in custom events).
+ */
+export function randomEvents(
+  next: () => number,
+  count: number,
+  options: { start: number; days: number; visitor: () => bigint },
+): StoredEvent[] {
+  return Array.from({ length: count }, () => {
+    const isEvent = next() < 0.1;
+    return {
+      websiteId: pick(next, [1, 2]),
+      ts: new Date(options.start + Math.floor(next() * options.days * 86_400) * 1000),
+      visitor: options.visitor(),
+      kind: isEvent ? "event" : "pageview",
+      isVisit: !isEvent && next() < 0.5,
+      page: pick(next, ["/", "/a", "/B", "/c?x=1", "/100%_off"]),
+      referrer: pick(next, ["", "google.com", "t.co"]),
+      campaign: pick(next, ["", "", "spring"]),
+      browser: pick(next, ["Chrome", "Safari"]),
+      os: pick(next, ["Windows", "iOS"]),
+      device: pick(next, ["desktop", "mobile"]),
+      // Language and resolution may change within a visitor's day; the rest rarely do.
+      resolution: pick(next, ["1920x1080", "390x844"]),
+      language: pick(next, ["en", "de", "fr"]),
+      ...pick(next, LOCATIONS),
+      event: isEvent ? pick(next, ["Buy:9.5:EUR", "Signup::"]) : "",
+    };
+  });
+}

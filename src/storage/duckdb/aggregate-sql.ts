@@ -31,6 +31,9 @@ export function rebuildSql(oneWebsite: boolean): string {
   return `INSERT INTO daily_stats (website_id, stat, day, value, count)\n${parts.join("\nUNION ALL\n")}`;
 }
 
+/** The roll-up's bound when nothing is rolled up: the first Monday of 1970. */
+export const ROLLED_NOTHING = "1970-01-05";
+
 /**
  * The first Monday whose week is not rolled up, as a store opening the file finds it: the
  * week after the newest in weekly_stats. The store keeps the bound in memory and moves it
@@ -39,7 +42,7 @@ export function rebuildSql(oneWebsite: boolean): string {
  * daily_stats either (rows moved into them later were added to their week, which then has
  * rows), so reading them from daily_stats counts the same.
  */
-export const WEEKS_BEFORE_SQL = "(SELECT coalesce(max(week) + 7, DATE '1970-01-05') FROM weekly_stats)";
+export const WEEKS_BEFORE_SQL = `(SELECT coalesce(max(week) + 7, DATE '${ROLLED_NOTHING}') FROM weekly_stats)`;
 
 /** A day's week: its Monday (ISO weeks). */
 const WEEK_OF_DAY = "CAST(date_trunc('week', day) AS DATE)";
@@ -159,22 +162,18 @@ const OF_STAT = "website_id = CAST($1 AS INTEGER) AND stat = CAST($2 AS UTINYINT
  * daily_stats_recent and daily_stats_deltas. Parameters: website, statistic, from, to,
  * then rolledWeeks(). Plain day ranges, so each scan skips what lies outside them.
  */
-export const STAT_ROWS_SQL = `(
-  SELECT value, count FROM weekly_stats
-    WHERE ${OF_STAT} AND week BETWEEN CAST($5 AS DATE) AND CAST($6 AS DATE)
-  UNION ALL
-  SELECT value, count FROM daily_stats
-    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($7 AS DATE)
-  UNION ALL
-  SELECT value, count FROM daily_stats
-    WHERE ${OF_STAT} AND day BETWEEN CAST($8 AS DATE) AND CAST($4 AS DATE)
-  UNION ALL
-  SELECT value, count FROM daily_stats_recent
-    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
-  UNION ALL
-  SELECT value, count FROM daily_stats_deltas
-    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)
-)`;
+export const STAT_ROWS_SQL = `(${[
+  ["weekly_stats", "week", "$5", "$6"],
+  ["daily_stats", "day", "$3", "$7"],
+  ["daily_stats", "day", "$8", "$4"],
+  ["daily_stats_recent", "day", "$3", "$4"],
+  ["daily_stats_deltas", "day", "$3", "$4"],
+]
+  .map(
+    ([table, column, first, last]) =>
+      `SELECT value, count FROM ${table} WHERE ${OF_STAT} AND ${column} BETWEEN CAST(${first} AS DATE) AND CAST(${last} AS DATE)`,
+  )
+  .join("\n  UNION ALL\n  ")})`;
 
 /** Every day's aggregate rows, for tools that read them all. */
 export const ALL_STATS_SQL =

@@ -29,12 +29,19 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
+import {
+  EVENT_KIND_CODES,
+  EVENT_TEXT_FIELDS,
+  type EventStore,
+  type ExportOptions,
+  type StoredEvent,
+} from "../ports.js";
 import {
   LATE_WEEKLY_SQL,
   MERGE_DELTAS_SQL,
   MOVE_DAYS_SQL,
   RECENT_DAYS_SQL,
+  ROLLED_NOTHING,
   rebuildSql,
   rollUpWeeksSql,
   statQuerySql,
@@ -45,17 +52,13 @@ import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
-/** Text fields stored as they are; country, city and continent are stored as `geo`. */
-const STORED_TEXT = [
-  "page",
-  "referrer",
-  "campaign",
-  "browser",
-  "os",
-  "device",
-  "resolution",
-  "language",
-] as const;
+/**
+ * Text fields stored as they are, in the events table's column order before `geo` (which
+ * stands for country, city and continent) and `event`.
+ */
+const STORED_TEXT = EVENT_TEXT_FIELDS.filter(
+  (field) => !["country", "city", "continent", "event"].includes(field),
+);
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
@@ -68,8 +71,6 @@ const EVENT_TYPES = [
 ];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
-/** The roll-up's bound when nothing is rolled up, the first Monday of 1970 (as in WEEKS_BEFORE_SQL). */
-const ROLLED_NOTHING = "1970-01-05";
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 /**
