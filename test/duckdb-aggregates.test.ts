@@ -24,7 +24,10 @@ function randomEventsOf(next: () => number, count: number, start: number, days =
 
 const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
 
-/** Windows over 2026-06-10 (a Wednesday) to 2026-07-03: whole weeks, cut weeks, single days. */
+/**
+ * Windows over 2026-06-10 (a Wednesday) to 2026-07-03: whole weeks, cut weeks, single days,
+ * and weeks mostly covered at either end (read as the week minus its days outside).
+ */
 const WINDOWS = [
   ["2026-01-01", "2026-12-31"],
   ["2026-06-11", "2026-06-25"],
@@ -32,6 +35,10 @@ const WINDOWS = [
   ["2026-06-15", "2026-06-21"],
   ["2026-06-16", "2026-06-27"],
   ["2026-06-22", "2026-06-22"],
+  ["2026-06-16", "2026-06-21"],
+  ["2026-06-17", "2026-06-26"],
+  ["2026-06-09", "2026-06-27"],
+  ["2026-06-10", "2026-07-02"],
 ] as const;
 
 async function answers(

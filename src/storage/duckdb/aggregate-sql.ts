@@ -110,7 +110,7 @@ export function statQuerySql(
     query.stat.id,
     query.from,
     query.to,
-    ...rolledWeeks(query, weeksBefore),
+    ...windowParts(query, weeksBefore),
   ];
   let where = "true";
   if (query.search) {
@@ -136,17 +136,48 @@ export function statQuerySql(
 }
 
 /**
- * The first and last Monday of the rolled-up whole weeks inside the window, then the last
- * day before them and the first day after them, within the window. With no such week, the
- * "last Monday" is the week before the first, so the days before and after meet without
- * overlapping.
+ * From this many days of a rolled-up week inside the window on, the window reads that
+ * week's roll-up minus its days outside the window (one or two days) instead of its days.
  */
-function rolledWeeks(query: StatsQuery, weeksBefore: string): string[] {
+const SUBTRACT_FROM_DAYS = 5;
+
+/** Days read from daily_stats: first and last day numbers, and the sign of their counts. */
+type DayRange = [first: number, last: number, sign: 1 | -1];
+
+/**
+ * How a window is read, as the query's parameters after website, statistic, from and to:
+ * the rolled-up weeks to read from weekly_stats (first and last Monday), then the days
+ * before them and the days after them, each with the sign their counts are added with.
+ *
+ * The weeks are the window's whole rolled-up weeks, and the days the window's days around
+ * them (with no such week, the "last Monday" is the week before the first, so the days
+ * before and after meet without overlapping). But where the window covers most of a
+ * rolled-up week at either end (from Wednesday to Sunday, or from Monday to Friday), that
+ * week is read whole and its days outside the window subtracted: weekly_stats holds every
+ * day of a rolled-up week, so the sums are exact, and a 30-day window reads about a third
+ * fewer rows where traffic has many values.
+ */
+function windowParts(query: StatsQuery, weeksBefore: string): (string | number)[] {
   const from = dayNumberFromString(query.from);
   const to = dayNumberFromString(query.to);
+  const bound = dayNumberFromString(weeksBefore); // weeks whose Monday is before it are rolled up
   const first = mondayOf(from + 6);
-  const last = Math.max(first - 7, Math.min(mondayOf(to - 6), dayNumberFromString(weeksBefore) - 7));
-  return [first, last, Math.min(to, first - 1), Math.max(from, last + 7)].map(dayString);
+  const last = Math.max(first - 7, Math.min(mondayOf(to - 6), bound - 7));
+  const weeks = [first, last];
+  let before: DayRange = [from, Math.min(to, first - 1), 1];
+  let after: DayRange = [Math.max(from, last + 7), to, 1];
+  const leadingWeek = first - 7;
+  if (first - from >= SUBTRACT_FROM_DAYS && to >= first - 1 && leadingWeek < bound) {
+    weeks[0] = leadingWeek;
+    before = [leadingWeek, from - 1, -1];
+  }
+  const trailingWeek = last + 7;
+  if (to - trailingWeek + 1 >= SUBTRACT_FROM_DAYS && trailingWeek < bound && from <= trailingWeek) {
+    weeks[1] = trailingWeek;
+    after = [to + 1, trailingWeek + 6, -1];
+  }
+  const days = ([first, last, sign]: DayRange) => [dayString(first), dayString(last), sign];
+  return [...weeks.map(dayString), ...days(before), ...days(after)];
 }
 
 /**
@@ -156,22 +187,22 @@ function rolledWeeks(query: StatsQuery, weeksBefore: string): string[] {
 const OF_STAT = "website_id = CAST($1 AS INTEGER) AND stat = CAST($2 AS UTINYINT)";
 
 /**
- * The aggregate rows of one statistic over a window, for reading: the window's whole weeks
- * that are rolled up come from weekly_stats (a value's row per week instead of seven), the
- * days before and after them from daily_stats, and the days not moved yet from
+ * The aggregate rows of one statistic over a window, for reading: the rolled-up weeks
+ * from weekly_stats (a value's row per week instead of seven), the days around them from
+ * daily_stats, each range with its sign, and the days not moved yet from
  * daily_stats_recent and daily_stats_deltas. Parameters: website, statistic, from, to,
- * then rolledWeeks(). Plain day ranges, so each scan skips what lies outside them.
+ * then windowParts(). Plain day ranges, so each scan skips what lies outside them.
  */
 export const STAT_ROWS_SQL = `(${[
-  ["weekly_stats", "week", "$5", "$6"],
-  ["daily_stats", "day", "$3", "$7"],
-  ["daily_stats", "day", "$8", "$4"],
-  ["daily_stats_recent", "day", "$3", "$4"],
-  ["daily_stats_deltas", "day", "$3", "$4"],
+  ["weekly_stats", "week", "$5", "$6", ""],
+  ["daily_stats", "day", "$7", "$8", "$9"],
+  ["daily_stats", "day", "$10", "$11", "$12"],
+  ["daily_stats_recent", "day", "$3", "$4", ""],
+  ["daily_stats_deltas", "day", "$3", "$4", ""],
 ]
   .map(
-    ([table, column, first, last]) =>
-      `SELECT value, count FROM ${table} WHERE ${OF_STAT} AND ${column} BETWEEN CAST(${first} AS DATE) AND CAST(${last} AS DATE)`,
+    ([table, column, first, last, sign]) =>
+      `SELECT value, ${sign ? `count * CAST(${sign} AS BIGINT) AS count` : "count"} FROM ${table} WHERE ${OF_STAT} AND ${column} BETWEEN CAST(${first} AS DATE) AND CAST(${last} AS DATE)`,
   )
   .join("\n  UNION ALL\n  ")})`;
 
