@@ -53,8 +53,9 @@ import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
 /**
- * Text fields stored as they are, in the events table's column order before `geo` (which
- * stands for country, city and continent) and `event`.
+ * Text fields stored as they are, in the events table's column order before `geo`, `event`
+ * and `place` (the number of the city value in `places`, which stands for country, city and
+ * continent; `geo` is left empty, see migrations.ts).
  */
 const STORED_TEXT = EVENT_TEXT_FIELDS.filter(
   (field) => !["country", "city", "continent", "event"].includes(field),
@@ -68,7 +69,9 @@ const EVENT_TYPES = [
   ...STORED_TEXT.map(() => VARCHAR),
   VARCHAR,
   VARCHAR,
+  UINTEGER,
 ];
+const PLACE_TYPES = [UINTEGER, VARCHAR];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
@@ -118,6 +121,8 @@ export class DuckDbEventStore implements EventStore {
   private weeksRolledBefore = ROLLED_NOTHING;
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
   private geoCodes: Set<string> | null = null;
+  /** City values already in places, with their numbers (read on the first insert). */
+  private places: Map<string, number> | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -180,6 +185,12 @@ export class DuckDbEventStore implements EventStore {
         this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
       }
       const knownCodes = this.geoCodes;
+      if (!this.places) {
+        const rows = await this.writer.runAndReadAll("SELECT id, geo FROM places");
+        this.places = new Map(rows.getRowObjects().map((row) => [String(row.geo), Number(row.id)]));
+      }
+      const places = this.places;
+      const { numbers: placeNumbers, added: newPlaces } = numberPlaces(events, places);
       const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
         this.day(`${websiteId}:${dayNumber}`),
       );
@@ -195,8 +206,14 @@ export class DuckDbEventStore implements EventStore {
           await appendRows(
             await this.writer.createAppender("events"),
             EVENT_TYPES,
-            eventColumns(events, folded.visitorNumbers),
+            eventColumns(events, folded.visitorNumbers, placeNumbers),
           );
+          if (newPlaces.length > 0) {
+            await appendRows(await this.writer.createAppender("places"), PLACE_TYPES, [
+              newPlaces.map(([, id]) => id),
+              newPlaces.map(([geo]) => geo),
+            ]);
+          }
           for (const [code, names] of geoNames(events)) {
             if (knownCodes.has(code)) continue;
             await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
@@ -225,6 +242,7 @@ export class DuckDbEventStore implements EventStore {
         });
       } catch (error) {
         for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
+        for (const [geo] of newPlaces) places.delete(geo);
         throw error;
       }
       for (const code of added) knownCodes.add(code);
@@ -459,7 +477,11 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): DuckDBValue[][] {
+function eventColumns(
+  events: readonly StoredEvent[],
+  visitors: Uint32Array,
+  places: Uint32Array,
+): DuckDBValue[][] {
   const columns: DuckDBValue[][] = EVENT_TYPES.map(() => new Array(events.length));
   events.forEach((event, row) => {
     (columns[0] as DuckDBValue[])[row] = event.websiteId;
@@ -470,10 +492,36 @@ function eventColumns(events: readonly StoredEvent[], visitors: Uint32Array): Du
     STORED_TEXT.forEach((field, i) => {
       (columns[5 + i] as DuckDBValue[])[row] = event[field];
     });
-    (columns[5 + STORED_TEXT.length] as DuckDBValue[])[row] = geoKey(event);
+    (columns[5 + STORED_TEXT.length] as DuckDBValue[])[row] = "";
     (columns[6 + STORED_TEXT.length] as DuckDBValue[])[row] = event.event;
+    (columns[7 + STORED_TEXT.length] as DuckDBValue[])[row] = places[row] as number;
   });
   return columns;
+}
+
+/**
+ * Each event's place number (0 when nothing is known of where it came from), numbering new
+ * city values in `places` from its size on; `added` lists those, for the caller to store
+ * (and to take back out of `places` if the batch is not committed).
+ */
+function numberPlaces(
+  events: readonly StoredEvent[],
+  places: Map<string, number>,
+): { numbers: Uint32Array; added: [string, number][] } {
+  const numbers = new Uint32Array(events.length);
+  const added: [string, number][] = [];
+  events.forEach((event, row) => {
+    const geo = geoKey(event);
+    if (geo === "") return;
+    let id = places.get(geo);
+    if (id === undefined) {
+      id = places.size + 1;
+      places.set(geo, id);
+      added.push([geo, id]);
+    }
+    numbers[row] = id;
+  });
+  return { numbers, added };
 }
 
 /** `US:Boston`; `US:` when only the country is known; "" when nothing is. */

@@ -1,0 +1,128 @@
+// The embedded store's places: events store their city value as a number into `places`
+// since version 3, while events stored before keep their `geo` string. Both must read the
+// same everywhere: statistics (incremental and rebuilt), listed and exported events.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { ManualClock } from "../src/clock.js";
+import { STATS } from "../src/stats/catalog.js";
+import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
+import type { StoredEvent } from "../src/storage/ports.js";
+import { random, randomEvents } from "./support/seeded-random.js";
+import { tempDir } from "./support/test-app.js";
+
+const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
+
+async function sql(dir: string, statements: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
+  const connection = await instance.connect();
+  try {
+    return (await connection.runAndReadAll(statements)).getRowObjectsJS();
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe("embedded store places", () => {
+  it("reads events stored with geo strings (version 2) and with place numbers alike", async () => {
+    const dir = tempDir("analytics-places-");
+    // A version-2 store with three events of 2026-06-09, as version 2 stored them.
+    await sql(
+      dir,
+      `${DUCKDB_MIGRATIONS.filter((migration) => migration.version <= 2)
+        .map((migration) => migration.sql)
+        .join(";\n")};
+      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 'v1'), (2, 'v2');
+      INSERT INTO geo_names VALUES ('US', 'US:United States', 'NA:North America'), ('DE', 'DE:Germany', 'EU:Europe');
+      INSERT INTO events VALUES
+        (1, TIMESTAMP '2026-06-09 10:00:00', 1, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'US:Boston', ''),
+        (1, TIMESTAMP '2026-06-09 11:00:00', 2, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'US:', ''),
+        (1, TIMESTAMP '2026-06-09 12:00:00', 3, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'DE:Berlin', '')`,
+    );
+    const clock = new ManualClock("2026-06-10T18:00:00Z");
+    let store = await DuckDbEventStore.open(dir, { clock });
+    try {
+      await store.migrate();
+      await store.rebuildAggregates(); // the old events' statistics, from events_view
+      const base = randomEvents(random(7), 1, { start: 0, days: 1, visitor: () => 1n })[0] as StoredEvent;
+      const hit = (hour: number, visitor: bigint, where: Partial<StoredEvent>): StoredEvent => ({
+        ...base,
+        websiteId: 1,
+        ts: new Date(`2026-06-10T${String(hour).padStart(2, "0")}:00:00Z`),
+        visitor,
+        kind: "pageview",
+        ...where,
+      });
+      const boston = { country: "US:United States", city: "US:Boston", continent: "NA:North America" };
+      const paris = { country: "FR:France", city: "FR:Paris", continent: "EU:Europe" };
+      const nowhere = { country: "", city: "", continent: "" };
+      await store.insert([hit(9, 11n, boston), hit(10, 12n, paris), hit(11, 13n, nowhere)]);
+      await store.close(); // a reopened store must go on with the same place numbers
+      store = await DuckDbEventStore.open(dir, { clock });
+      await store.migrate();
+      await store.insert([hit(12, 14n, paris)]);
+
+      const answer = async (name: string) => {
+        const stat = STATS.find((candidate) => candidate.name === name);
+        assert.ok(stat);
+        const page = await store.queryStat({
+          ...QUERY,
+          websiteId: 1,
+          stat,
+          from: "2026-06-01",
+          to: "2026-06-30",
+        });
+        return Object.fromEntries(page.rows.map((row) => [row.value, row.count]));
+      };
+      const expected = {
+        city: { "US:Boston": 2, "FR:Paris": 2, "": 2, "DE:Berlin": 1 },
+        country: { "US:United States": 3, "FR:France": 2, "": 1, "DE:Germany": 1 },
+        continent: { "EU:Europe": 3, "NA:North America": 3, "": 1 },
+      };
+      const answers = async () => ({
+        city: await answer("city"),
+        country: await answer("country"),
+        continent: await answer("continent"),
+      });
+      assert.deepEqual(await answers(), expected);
+      await store.rebuildAggregates();
+      assert.deepEqual(await answers(), expected, "rebuilt from both kinds of rows");
+
+      const listed = (await store.listEvents(1)).map((event) => [event.city, event.country, event.continent]);
+      assert.deepEqual(listed, [
+        ["US:Boston", "US:United States", "NA:North America"],
+        ["", "US:United States", "NA:North America"],
+        ["DE:Berlin", "DE:Germany", "EU:Europe"],
+        ["US:Boston", "US:United States", "NA:North America"],
+        ["FR:Paris", "FR:France", "EU:Europe"],
+        ["", "", ""],
+        ["FR:Paris", "FR:France", "EU:Europe"],
+      ]);
+      const exported: StoredEvent[] = [];
+      for await (const chunk of store.exportEvents({ websiteId: 1 })) exported.push(...chunk);
+      assert.deepEqual(
+        exported.map((event) => event.city),
+        listed.map(([city]) => city),
+      );
+    } finally {
+      await store.close();
+    }
+    // New rows keep their city in places only, each value once.
+    assert.deepEqual(
+      await sql(
+        dir,
+        `SELECT (SELECT list(geo ORDER BY id) FROM places) AS places,
+           (SELECT list(place ORDER BY ts) FROM events) AS numbers,
+           (SELECT count(*) FROM events WHERE place <> 0 AND geo <> '') AS doubled`,
+      ),
+      [{ places: ["US:Boston", "FR:Paris"], numbers: [0, 0, 0, 1, 2, 0, 2], doubled: 0n }],
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
