@@ -206,7 +206,9 @@ describe("embedded store aggregates", () => {
     connection.closeSync();
     instance.closeSync();
     const clock = new ManualClock("2026-06-10T12:00:00Z");
-    let store = await DuckDbEventStore.open(dir, { clock });
+    // Every insert merges the deltas, the version-1 rows with the new one.
+    const options = { clock, compactAfterRows: 1 };
+    let store = await DuckDbEventStore.open(dir, options);
     try {
       await store.migrate();
       const pages = async () =>
@@ -222,8 +224,8 @@ describe("embedded store aggregates", () => {
       await store.insert([
         { ...hit, websiteId: 1, ts: new Date("2026-06-10T09:00:00Z"), kind: "pageview", page: "/a" },
       ]);
-      await store.close(); // merges the deltas into the recent rows
-      store = await DuckDbEventStore.open(dir, { clock });
+      await store.close();
+      store = await DuckDbEventStore.open(dir, options);
       await store.migrate();
       assert.deepEqual(await pages(), {
         rows: [
@@ -232,6 +234,19 @@ describe("embedded store aggregates", () => {
         ],
         total: 2,
       });
+      await store.close();
+      const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"), {
+        access_mode: "READ_ONLY",
+      });
+      const connection = await instance.connect();
+      const merged = await connection.runAndReadAll(
+        `SELECT (SELECT count(*) FROM daily_stats_deltas) AS deltas,
+           (SELECT list(value || '=' || count ORDER BY value) FROM daily_stats_recent WHERE stat = ${page.id}) AS pages`,
+      );
+      connection.closeSync();
+      instance.closeSync();
+      assert.deepEqual(merged.getRowObjectsJS(), [{ deltas: 0n, pages: ["/a=6", "/b=4"] }]);
+      store = await DuckDbEventStore.open(dir, options);
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -144,7 +144,7 @@ export class DuckDbEventStore implements EventStore {
       options.clock ?? systemClock,
       options.compactAfterRows ?? COMPACT_AFTER_ROWS,
     );
-    await store.loadWeeksRolledBefore();
+    await store.loadCompactionState();
     return store;
   }
 
@@ -165,7 +165,7 @@ export class DuckDbEventStore implements EventStore {
           ]);
         });
       }
-      await this.loadWeeksRolledBefore();
+      await this.loadCompactionState();
     });
   }
 
@@ -335,8 +335,13 @@ export class DuckDbEventStore implements EventStore {
     await this.reader.run("SELECT 1");
   }
 
+  /**
+   * Waits for the writes under way, then closes. The deltas not merged yet stay for the
+   * next start (queries read them, and the next compaction merges them): merging now would
+   * free blocks that nothing written afterwards reuses, leaving the stopped file larger.
+   */
   async close(): Promise<void> {
-    await this.serialised(() => this.compact()).catch(() => undefined);
+    await this.serialised(async () => undefined).catch(() => undefined);
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
@@ -437,17 +442,22 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Reads the roll-up's bound from the file (see WEEKS_BEFORE_SQL), on opening and after
-   * migrating: a compaction must never start from an earlier bound than the file's, or it
-   * would roll weeks up twice. A file not migrated yet has no roll-ups.
+   * Reads what compaction goes on from, on opening and after migrating: the roll-up's
+   * bound (see WEEKS_BEFORE_SQL; a compaction must never start from an earlier bound than
+   * the file's, or it would roll weeks up twice) and the deltas not merged yet (a stopped
+   * store leaves them, see close()). A file not migrated yet has neither.
    */
-  private async loadWeeksRolledBefore(): Promise<void> {
+  private async loadCompactionState(): Promise<void> {
     const tables = await this.writer.runAndReadAll(
       "SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'weekly_stats'",
     );
     if (Number(tables.getRowObjects()[0]?.n ?? 0) === 0) return;
-    const result = await this.writer.runAndReadAll(`SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day`);
-    this.weeksRolledBefore = String(result.getRowObjects()[0]?.day ?? ROLLED_NOTHING);
+    const result = await this.writer.runAndReadAll(
+      `SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day, (SELECT count(*) FROM daily_stats_deltas) AS deltas`,
+    );
+    const row = result.getRowObjects()[0];
+    this.weeksRolledBefore = String(row?.day ?? ROLLED_NOTHING);
+    this.uncompactedRows = Number(row?.deltas ?? 0);
   }
 
   /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
