@@ -88,6 +88,14 @@ const FLUSH_ROWS = 2048;
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
+/**
+ * The block size of a new store file (an existing file keeps its own). DuckDB's default,
+ * 256 KiB, gives each small table (schema_migrations, geo_names, places, visitor_ids) a
+ * quarter of a megabyte and frees space in that grain when rewritten data is checkpointed;
+ * 64 KiB blocks take about 1.5 bytes per event less at a million events, with the same
+ * compression of the large tables.
+ */
+const NEW_FILE_BLOCK_BYTES = 65_536;
 /** Delta rows appended to daily_stats_deltas before they are merged. */
 const COMPACT_AFTER_ROWS = 50_000;
 
@@ -134,8 +142,11 @@ export class DuckDbEventStore implements EventStore {
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true });
-    const settings: Record<string, string> = { memory_limit: options.memoryLimit ?? "256MB" };
-    settings.threads = String(options.threads ?? os.availableParallelism());
+    const settings: Record<string, string> = {
+      memory_limit: options.memoryLimit ?? "256MB",
+      threads: String(options.threads ?? os.availableParallelism()),
+      default_block_size: String(NEW_FILE_BLOCK_BYTES),
+    };
     const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
     const store = new DuckDbEventStore(
       instance,

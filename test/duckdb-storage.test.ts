@@ -1,4 +1,5 @@
-// The embedded store's places: events store their city value as a number into `places`
+// How the embedded store lays out its file: new files in 64 KiB blocks (an existing file
+// keeps its own), and places: events store their city value as a number into `places`
 // since version 3, while events stored before keep their `geo` string. Both must read the
 // same everywhere: statistics (incremental and rebuilt), listed and exported events.
 
@@ -28,7 +29,26 @@ async function sql(dir: string, statements: string): Promise<Record<string, unkn
   }
 }
 
-describe("embedded store places", () => {
+describe("embedded store file", () => {
+  it("makes new files with 64 KiB blocks and opens files of 256 KiB blocks", async () => {
+    const blockSize = async (dir: string) => {
+      const store = await DuckDbEventStore.open(dir);
+      await store.migrate();
+      await store.close();
+      return (await sql(dir, "SELECT block_size FROM pragma_database_size()"))[0]?.block_size;
+    };
+    const fresh = tempDir("analytics-blocks-");
+    const older = tempDir("analytics-blocks-");
+    try {
+      assert.equal(await blockSize(fresh), 65_536n);
+      await sql(older, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)"); // DuckDB's default size
+      assert.equal(await blockSize(older), 262_144n);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+      fs.rmSync(older, { recursive: true, force: true });
+    }
+  });
+
   it("reads events stored with geo strings (version 2) and with place numbers alike", async () => {
     const dir = tempDir("analytics-places-");
     // A version-2 store with three events of 2026-06-09, as version 2 stored them.
