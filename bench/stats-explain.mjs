@@ -103,7 +103,7 @@ try {
   for (const stat of STATS) {
     const { total } = statQuerySql(queryOf(stat), weeksBefore);
     const [read] = await rows(
-      `SELECT count(*) AS n, count(DISTINCT value) AS vals FROM ${STAT_ROWS_SQL}`,
+      `SELECT count(*) AS n, count(DISTINCT value_id) AS vals FROM ${STAT_ROWS_SQL}`,
       total.params,
     );
     report.stats.push({

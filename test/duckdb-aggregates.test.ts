@@ -189,6 +189,64 @@ describe("embedded store aggregates", () => {
     }
   });
 
+  it("numbers the values of a version-3 store's aggregates in every table", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const page = STATS.find((stat) => stat.name === "page");
+    assert.ok(page);
+    const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
+    const connection = await instance.connect();
+    for (const migration of DUCKDB_MIGRATIONS.filter((m) => m.version <= 3))
+      await connection.run(migration.sql);
+    await connection.run(
+      `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
+       INSERT INTO schema_migrations VALUES (1, 'v1'), (2, 'v2'), (3, 'v3');
+       INSERT INTO weekly_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 7), (1, ${page.id}, DATE '2026-06-01', '/b', 1);
+       INSERT INTO daily_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 3), (1, ${page.id}, DATE '2026-06-08', '/c', 2);
+       INSERT INTO daily_stats_recent VALUES (1, ${page.id}, DATE '2026-06-09', '/b', 4);
+       INSERT INTO daily_stats_deltas VALUES (1, ${page.id}, DATE '2026-06-10', '/a', 1), (2, ${page.id}, DATE '2026-06-10', '/a', 5)`,
+    );
+    connection.closeSync();
+    instance.closeSync();
+    const store = await DuckDbEventStore.open(dir, { clock: new ManualClock("2026-06-10T12:00:00Z") });
+    try {
+      await store.migrate();
+      // The week of June 1 is rolled up (its roll-up is read, not its days), the rest by day.
+      const answer = async (websiteId: number, from: string, to: string) =>
+        (await store.queryStat({ ...QUERY, websiteId, stat: page, from, to })).rows;
+      assert.deepEqual(await answer(1, "2026-06-01", "2026-06-30"), [
+        { value: "/a", count: 8 },
+        { value: "/b", count: 5 },
+        { value: "/c", count: 2 },
+      ]);
+      assert.deepEqual(await answer(1, "2026-06-01", "2026-06-01"), [{ value: "/a", count: 3 }]);
+      assert.deepEqual(await answer(2, "2026-06-01", "2026-06-30"), [{ value: "/a", count: 5 }]);
+      // New values go on from the migrated numbers.
+      const hit = randomEventsOf(random(4), 1, 0)[0] as StoredEvent;
+      await store.insert([
+        { ...hit, websiteId: 1, ts: new Date("2026-06-10T09:00:00Z"), kind: "pageview", page: "/d" },
+        { ...hit, websiteId: 1, ts: new Date("2026-06-10T10:00:00Z"), kind: "pageview", page: "/b" },
+      ]);
+      assert.deepEqual(await answer(1, "2026-06-10", "2026-06-10"), [
+        { value: "/a", count: 1 },
+        { value: "/b", count: 1 },
+        { value: "/d", count: 1 },
+      ]);
+    } finally {
+      await store.close();
+    }
+    const check = await DuckDBInstance.create(path.join(dir, "events.duckdb"), { access_mode: "READ_ONLY" });
+    const reader = await check.connect();
+    const values = await reader.runAndReadAll(
+      "SELECT count(*) AS n, count(DISTINCT value) AS distinct_values, max(id) AS top FROM stat_values",
+    );
+    reader.closeSync();
+    check.closeSync();
+    const row = values.getRowObjectsJS()[0] ?? {};
+    assert.equal(row.n, row.distinct_values, "each value numbered once");
+    assert.equal(Number(row.n), Number(row.top), "numbers are dense");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it("upgrades a version-1 store: its unmerged recent rows count once, and merge with new ones", async () => {
     const dir = tempDir("analytics-aggregates-");
     const page = STATS.find((stat) => stat.name === "page");
@@ -241,7 +299,8 @@ describe("embedded store aggregates", () => {
       const connection = await instance.connect();
       const merged = await connection.runAndReadAll(
         `SELECT (SELECT count(*) FROM daily_stats_deltas) AS deltas,
-           (SELECT list(value || '=' || count ORDER BY value) FROM daily_stats_recent WHERE stat = ${page.id}) AS pages`,
+           (SELECT list(v.value || '=' || r.count ORDER BY v.value) FROM daily_stats_recent r
+              JOIN stat_values v ON v.id = r.value_id WHERE r.stat = ${page.id}) AS pages`,
       );
       connection.closeSync();
       instance.closeSync();

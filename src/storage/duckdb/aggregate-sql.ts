@@ -1,7 +1,8 @@
 // DuckDB SQL for the embedded store's aggregates: the rebuild of every statistic from raw
 // events (count(*) or count(DISTINCT visitor) per day and value, generated from the
 // statistics catalog), the compaction that merges batches' deltas, moves past days and
-// rolls whole weeks up, and the statistics query over all of them. The incremental path
+// rolls whole weeks up, and the statistics query over all of them. Aggregate rows hold a
+// value's number (`value_id`, into stat_values), not the value itself. The incremental path
 // (batch-aggregates.ts) must always agree with the rebuild; tests compare them.
 
 import { type Dimension, type RowFilter, STATS } from "../../stats/catalog.js";
@@ -20,15 +21,28 @@ function dimensionSql(dimension: Dimension): string {
   return dimension; // a column of `events_view`, named by the catalog only
 }
 
-/** Inserts every statistic recomputed from the events; `$1` is the website id when `oneWebsite`. */
-export function rebuildSql(oneWebsite: boolean): string {
+/**
+ * Every statistic recomputed from the events, in order: into a temporary table by value,
+ * then the values not numbered yet into stat_values, then the rows by number into
+ * daily_stats. `$1` is the website id when `oneWebsite` (first statement only).
+ */
+export function rebuildSql(oneWebsite: boolean): string[] {
   const filter = oneWebsite ? " AND website_id = $1" : "";
   const parts = STATS.map((stat) => {
     const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT visitor)";
     return `SELECT website_id, ${stat.id} AS stat, CAST(ts AS DATE) AS day, ${dimensionSql(stat.dimension)} AS value, ${count} AS count
       FROM events_view WHERE ${ROW_FILTERS[stat.rows]}${filter} GROUP BY ALL`;
   });
-  return `INSERT INTO daily_stats (website_id, stat, day, value, count)\n${parts.join("\nUNION ALL\n")}`;
+  return [
+    `CREATE OR REPLACE TEMP TABLE rebuilt AS\n${parts.join("\nUNION ALL\n")}`,
+    `INSERT INTO stat_values
+       SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
+       FROM (SELECT DISTINCT value FROM rebuilt) WHERE value NOT IN (SELECT value FROM stat_values)`,
+    `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
+       SELECT r.website_id, r.stat, r.day, v.id, r.count FROM rebuilt r JOIN stat_values v USING (value)
+       ORDER BY r.website_id, r.stat, v.id, r.day`,
+    "DROP TABLE rebuilt",
+  ];
 }
 
 /** The roll-up's bound when nothing is rolled up: the first Monday of 1970. */
@@ -47,12 +61,12 @@ export const WEEKS_BEFORE_SQL = `(SELECT coalesce(max(week) + 7, DATE '${ROLLED_
 /** A day's week: its Monday (ISO weeks). */
 const WEEK_OF_DAY = "CAST(date_trunc('week', day) AS DATE)";
 
-const KEY = ["website_id", "stat", "day", "value"];
+const KEY = ["website_id", "stat", "day", "value_id"];
 
 /** Merges the deltas into daily_stats_recent (one row per key) and empties them, in order. */
 export const MERGE_DELTAS_SQL = [
   `CREATE OR REPLACE TEMP TABLE merged AS
-     SELECT website_id, stat, day, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_deltas
+     SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_deltas
      GROUP BY ALL HAVING sum(count) <> 0`,
   `UPDATE daily_stats_recent AS r SET count = r.count + m.count FROM merged AS m
      WHERE ${KEY.map((column) => `r.${column} = m.${column}`).join(" AND ")}`,
@@ -72,7 +86,7 @@ export const RECENT_DAYS_SQL =
  */
 export const MOVE_DAYS_SQL = {
   insert: `INSERT INTO daily_stats SELECT * FROM daily_stats_recent
-     WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value, day`,
+     WHERE day < CAST($1 AS DATE) AND count <> 0 ORDER BY website_id, stat, value_id, day`,
   delete: "DELETE FROM daily_stats_recent WHERE day < CAST($1 AS DATE)",
 };
 
@@ -82,7 +96,7 @@ export const MOVE_DAYS_SQL = {
  * the roll-up's bound the store reads with.
  */
 export const LATE_WEEKLY_SQL = `INSERT INTO weekly_stats
-  SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_recent
+  SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value_id, CAST(sum(count) AS BIGINT) AS count FROM daily_stats_recent
   WHERE day < CAST($1 AS DATE) AND day < CAST($2 AS DATE) AND count <> 0
   GROUP BY ALL HAVING sum(count) <> 0`;
 
@@ -90,9 +104,9 @@ export const LATE_WEEKLY_SQL = `INSERT INTO weekly_stats
 export function rollUpWeeksSql(oneWebsite: boolean): string {
   const filter = oneWebsite ? " AND website_id = $3" : "";
   return `INSERT INTO weekly_stats
-    SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value, CAST(sum(count) AS BIGINT) AS count FROM daily_stats
+    SELECT website_id, stat, ${WEEK_OF_DAY} AS week, value_id, CAST(sum(count) AS BIGINT) AS count FROM daily_stats
     WHERE day >= CAST($1 AS DATE) AND day < CAST($2 AS DATE)${filter}
-    GROUP BY ALL HAVING sum(count) <> 0 ORDER BY website_id, stat, value, week`;
+    GROUP BY ALL HAVING sum(count) <> 0 ORDER BY website_id, stat, value_id, week`;
 }
 
 /**
@@ -115,23 +129,22 @@ export function statQuerySql(
   let where = "true";
   if (query.search) {
     params.push(query.search);
-    where = `strpos(lower(value), $${params.length}) > 0`;
+    where = `strpos(lower(v.value), $${params.length}) > 0`;
   }
-  const order = query.sortBy === "count" ? "n" : "value";
+  const order = query.sortBy === "count" ? "c.n" : "v.value";
   const direction = query.sort === "asc" ? "ASC" : "DESC";
+  // Summed by number first (cheaper than by string), then named: only the values counted.
+  const named = `(SELECT value_id, CAST(sum(count) AS BIGINT) AS n FROM ${STAT_ROWS_SQL}
+        GROUP BY value_id HAVING sum(count) > 0) AS c
+        JOIN stat_values AS v ON v.id = c.value_id WHERE ${where}`;
   return {
     page: {
-      sql: `SELECT value, CAST(sum(count) AS BIGINT) AS n, count(*) OVER () AS total
-        FROM ${STAT_ROWS_SQL} WHERE ${where}
-        GROUP BY value HAVING sum(count) > 0
-        ORDER BY ${order} ${direction}, value ASC
+      sql: `SELECT v.value, c.n, count(*) OVER () AS total FROM ${named}
+        ORDER BY ${order} ${direction}, v.value ASC
         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       params: [...params, query.limit, query.offset],
     },
-    total: {
-      sql: `SELECT count(*) AS total FROM (SELECT value FROM ${STAT_ROWS_SQL} WHERE ${where} GROUP BY value HAVING sum(count) > 0)`,
-      params,
-    },
+    total: { sql: `SELECT count(*) AS total FROM ${named}`, params },
   };
 }
 
@@ -202,10 +215,6 @@ export const STAT_ROWS_SQL = `(${[
 ]
   .map(
     ([table, column, first, last, sign]) =>
-      `SELECT value, ${sign ? `count * CAST(${sign} AS BIGINT) AS count` : "count"} FROM ${table} WHERE ${OF_STAT} AND ${column} BETWEEN CAST(${first} AS DATE) AND CAST(${last} AS DATE)`,
+      `SELECT value_id, ${sign ? `count * CAST(${sign} AS BIGINT) AS count` : "count"} FROM ${table} WHERE ${OF_STAT} AND ${column} BETWEEN CAST(${first} AS DATE) AND CAST(${last} AS DATE)`,
   )
   .join("\n  UNION ALL\n  ")})`;
-
-/** Every day's aggregate rows, for tools that read them all. */
-export const ALL_STATS_SQL =
-  "(SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent UNION ALL SELECT * FROM daily_stats_deltas)";

@@ -50,6 +50,7 @@ import {
 import { BatchFolder, dayNumberFromString, dayNumberOf, dayString, mondayOf } from "./batch-aggregates.js";
 import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
+import { StringNumbers } from "./string-numbers.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
 /**
@@ -71,10 +72,10 @@ const EVENT_TYPES = [
   VARCHAR,
   UINTEGER,
 ];
-const PLACE_TYPES = [UINTEGER, VARCHAR];
+const NUMBERED_TYPES = [UINTEGER, VARCHAR];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
-const DELTA_TYPES = [INTEGER, UTINYINT, DATE, VARCHAR, BIGINT];
+const DELTA_TYPES = [INTEGER, UTINYINT, DATE, UINTEGER, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
 /**
  * Events folded, or rows handed to DuckDB, per step. Folding and appending run
@@ -131,7 +132,9 @@ export class DuckDbEventStore implements EventStore {
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
   private geoCodes: Set<string> | null = null;
   /** City values already in places, with their numbers (read on the first insert). */
-  private places: Map<string, number> | null = null;
+  private places: StringNumbers | null = null;
+  /** Statistics' values already in stat_values, with their numbers (read on the first insert). */
+  private statValues: StringNumbers | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -197,12 +200,10 @@ export class DuckDbEventStore implements EventStore {
         this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
       }
       const knownCodes = this.geoCodes;
-      if (!this.places) {
-        const rows = await this.writer.runAndReadAll("SELECT id, geo FROM places");
-        this.places = new Map(rows.getRowObjects().map((row) => [String(row.geo), Number(row.id)]));
-      }
-      const places = this.places;
-      const { numbers: placeNumbers, added: newPlaces } = numberPlaces(events, places);
+      this.places ??= await this.loadNumbers("places", "geo");
+      this.statValues ??= await this.loadNumbers("stat_values", "value");
+      const { places, statValues } = this;
+      const placeNumbers = numberPlaces(events, places);
       const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
         this.day(`${websiteId}:${dayNumber}`),
       );
@@ -211,6 +212,9 @@ export class DuckDbEventStore implements EventStore {
         folder.add(events[index] as StoredEvent, index);
       }
       const folded = folder.result();
+      const valueIds = folded.deltas.map((delta) => statValues.numberOf(delta.value));
+      const newPlaces = places.takeAdded();
+      const newValues = statValues.takeAdded();
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
       const added: string[] = [];
       try {
@@ -220,10 +224,14 @@ export class DuckDbEventStore implements EventStore {
             EVENT_TYPES,
             eventColumns(events, folded.visitorNumbers, placeNumbers),
           );
-          if (newPlaces.length > 0) {
-            await appendRows(await this.writer.createAppender("places"), PLACE_TYPES, [
-              newPlaces.map(([, id]) => id),
-              newPlaces.map(([geo]) => geo),
+          for (const [table, added] of [
+            ["places", newPlaces],
+            ["stat_values", newValues],
+          ] as const) {
+            if (added.length === 0) continue;
+            await appendRows(await this.writer.createAppender(table), NUMBERED_TYPES, [
+              added.map(([, id]) => id),
+              added.map(([text]) => text),
             ]);
           }
           for (const [code, names] of geoNames(events)) {
@@ -248,13 +256,14 @@ export class DuckDbEventStore implements EventStore {
             folded.deltas.map((delta) => delta.websiteId),
             folded.deltas.map((delta) => delta.statId),
             folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
-            folded.deltas.map((delta) => delta.value),
+            Array.from(valueIds),
             folded.deltas.map((delta) => BigInt(delta.count)),
           ]);
         });
       } catch (error) {
         for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
-        for (const [geo] of newPlaces) places.delete(geo);
+        places.forget(newPlaces);
+        statValues.forget(newValues);
         throw error;
       }
       for (const code of added) knownCodes.add(code);
@@ -284,7 +293,10 @@ export class DuckDbEventStore implements EventStore {
         // Weeks already rolled up are rolled up again from the rebuilt days.
         const weeksBefore = this.weeksRolledBefore;
         for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
-        await this.writer.run(rebuildSql(websiteId !== undefined), params);
+        const [rebuild, ...numberAndInsert] = rebuildSql(websiteId !== undefined);
+        await this.writer.run(rebuild as string, params);
+        for (const statement of numberAndInsert) await this.writer.run(statement);
+        this.statValues = null; // values new to the rebuild were numbered in SQL: read them again
         await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
           ROLLED_NOTHING,
           weeksBefore,
@@ -357,6 +369,12 @@ export class DuckDbEventStore implements EventStore {
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  /** The numbers of a table of numbered strings (`id`, `column`). */
+  private async loadNumbers(table: "places" | "stat_values", column: string): Promise<StringNumbers> {
+    const rows = await this.writer.runAndReadAll(`SELECT id, ${column} AS text FROM ${table}`);
+    return new StringNumbers(rows.getRowObjects().map((row) => [String(row.text), Number(row.id)]));
   }
 
   /** Rebuilds a day's memory from its stored events and recent visitor ids. */
@@ -521,29 +539,14 @@ function eventColumns(
   return columns;
 }
 
-/**
- * Each event's place number (0 when nothing is known of where it came from), numbering new
- * city values in `places` from its size on; `added` lists those, for the caller to store
- * (and to take back out of `places` if the batch is not committed).
- */
-function numberPlaces(
-  events: readonly StoredEvent[],
-  places: Map<string, number>,
-): { numbers: Uint32Array; added: [string, number][] } {
+/** Each event's place number, numbering new city values; 0 when nothing is known of where it came from. */
+function numberPlaces(events: readonly StoredEvent[], places: StringNumbers): Uint32Array {
   const numbers = new Uint32Array(events.length);
-  const added: [string, number][] = [];
   events.forEach((event, row) => {
     const geo = geoKey(event);
-    if (geo === "") return;
-    let id = places.get(geo);
-    if (id === undefined) {
-      id = places.size + 1;
-      places.set(geo, id);
-      added.push([geo, id]);
-    }
-    numbers[row] = id;
+    if (geo !== "") numbers[row] = places.numberOf(geo);
   });
-  return { numbers, added };
+  return numbers;
 }
 
 /** `US:Boston`; `US:` when only the country is known; "" when nothing is. */

@@ -23,6 +23,10 @@
 //   (a number packs into a few bits, strings do not). Events stored before version 3 keep
 //   their `geo` string and `place` 0: adding the column rewrites nothing, and events_view
 //   reads either.
+// - stat_values (version 4): each value of a statistic (a page, a city, a day...) once, with
+//   a number; the aggregate tables store `value_id` instead of the string, which makes
+//   their rows about a quarter of the size and sums over them group by a number. The
+//   statistics query joins the names of the values it returns.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
 //   (the days whose salts still exist), so a restart goes on numbering the same visitors.
 
@@ -124,5 +128,61 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         ) e LEFT JOIN (
           SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
         ) n ON n.code = split_part(e.geo, ':', 1);`,
+  },
+  {
+    version: 4,
+    name: "stat_values, aggregates by value_id",
+    sql: `
+      CREATE TABLE stat_values (
+        id UINTEGER NOT NULL,
+        value VARCHAR NOT NULL
+      );
+      INSERT INTO stat_values
+        SELECT CAST(row_number() OVER (ORDER BY value) AS UINTEGER), value
+        FROM (SELECT DISTINCT value FROM (SELECT value FROM daily_stats UNION ALL SELECT value FROM daily_stats_recent UNION ALL SELECT value FROM daily_stats_deltas UNION ALL SELECT value FROM weekly_stats));
+      CREATE TABLE daily_stats_numbered (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value_id UINTEGER NOT NULL,
+        count BIGINT NOT NULL
+      );
+      INSERT INTO daily_stats_numbered
+        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
+      DROP TABLE daily_stats;
+      ALTER TABLE daily_stats_numbered RENAME TO daily_stats;
+      CREATE TABLE daily_stats_recent_numbered (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value_id UINTEGER NOT NULL,
+        count BIGINT NOT NULL
+      );
+      INSERT INTO daily_stats_recent_numbered
+        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_recent t JOIN stat_values v USING (value) ORDER BY t.rowid;
+      DROP TABLE daily_stats_recent;
+      ALTER TABLE daily_stats_recent_numbered RENAME TO daily_stats_recent;
+      CREATE TABLE daily_stats_deltas_numbered (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value_id UINTEGER NOT NULL,
+        count BIGINT NOT NULL
+      );
+      INSERT INTO daily_stats_deltas_numbered
+        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_deltas t JOIN stat_values v USING (value) ORDER BY t.rowid;
+      DROP TABLE daily_stats_deltas;
+      ALTER TABLE daily_stats_deltas_numbered RENAME TO daily_stats_deltas;
+      CREATE TABLE weekly_stats_numbered (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        week DATE NOT NULL,
+        value_id UINTEGER NOT NULL,
+        count BIGINT NOT NULL
+      );
+      INSERT INTO weekly_stats_numbered
+        SELECT t.website_id, t.stat, t.week, v.id, t.count FROM weekly_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
+      DROP TABLE weekly_stats;
+      ALTER TABLE weekly_stats_numbered RENAME TO weekly_stats;`,
   },
 ];
