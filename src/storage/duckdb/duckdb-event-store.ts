@@ -1,8 +1,9 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
 // Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
-// events, new visitor numbers and deltas are appended in one transaction (the appender is
-// the fastest way into DuckDB). Statistics are read from the aggregate tables on a second
-// connection; raw events are only read to rebuild aggregates or restore a day's memory.
+// events, new visitor numbers, deltas and the places and values it numbered first
+// (string-numbers.ts) are appended in one transaction (the appender is the fastest way
+// into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
+// events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -224,14 +225,14 @@ export class DuckDbEventStore implements EventStore {
             EVENT_TYPES,
             eventColumns(events, folded.visitorNumbers, placeNumbers),
           );
-          for (const [table, added] of [
+          for (const [table, numbered] of [
             ["places", newPlaces],
             ["stat_values", newValues],
           ] as const) {
-            if (added.length === 0) continue;
+            if (numbered.length === 0) continue;
             await appendRows(await this.writer.createAppender(table), NUMBERED_TYPES, [
-              added.map(([, id]) => id),
-              added.map(([text]) => text),
+              numbered.map(([, id]) => id),
+              numbered.map(([text]) => text),
             ]);
           }
           for (const [code, names] of geoNames(events)) {
@@ -256,7 +257,7 @@ export class DuckDbEventStore implements EventStore {
             folded.deltas.map((delta) => delta.websiteId),
             folded.deltas.map((delta) => delta.statId),
             folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
-            Array.from(valueIds),
+            valueIds,
             folded.deltas.map((delta) => BigInt(delta.count)),
           ]);
         });
