@@ -5,15 +5,14 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { WEEKS_BEFORE_SQL } from "../src/storage/duckdb/aggregate-sql.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -57,19 +56,12 @@ async function answers(
 
 /** What the (closed) store has rolled up into weekly_stats. */
 async function rollUps(dir: string): Promise<{ rows: number; weeksBefore: string }> {
-  const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"), { access_mode: "READ_ONLY" });
-  const connection = await instance.connect();
-  try {
-    const result = await connection.runAndReadAll(
-      `SELECT (SELECT count(*) FROM weekly_stats) AS n,
-         strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS weeks_before`,
-    );
-    const row = result.getRowObjects()[0] ?? {};
-    return { rows: Number(row.n), weeksBefore: String(row.weeks_before) };
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+  const [row = {}] = await storeFileSql(
+    dir,
+    `SELECT (SELECT count(*) FROM weekly_stats) AS n, strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS weeks_before`,
+    { readOnly: true },
+  );
+  return { rows: Number(row.n), weeksBefore: String(row.weeks_before) };
 }
 
 /**
@@ -193,20 +185,18 @@ describe("embedded store aggregates", () => {
     const dir = tempDir("analytics-aggregates-");
     const page = STATS.find((stat) => stat.name === "page");
     assert.ok(page);
-    const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
-    const connection = await instance.connect();
-    for (const migration of DUCKDB_MIGRATIONS.filter((m) => m.version <= 3))
-      await connection.run(migration.sql);
-    await connection.run(
-      `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
+    await storeFileSql(
+      dir,
+      `${DUCKDB_MIGRATIONS.filter((m) => m.version <= 3)
+        .map((m) => m.sql)
+        .join(";\n")};
+       CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
        INSERT INTO schema_migrations VALUES (1, 'v1'), (2, 'v2'), (3, 'v3');
        INSERT INTO weekly_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 7), (1, ${page.id}, DATE '2026-06-01', '/b', 1);
        INSERT INTO daily_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 3), (1, ${page.id}, DATE '2026-06-08', '/c', 2);
        INSERT INTO daily_stats_recent VALUES (1, ${page.id}, DATE '2026-06-09', '/b', 4);
        INSERT INTO daily_stats_deltas VALUES (1, ${page.id}, DATE '2026-06-10', '/a', 1), (2, ${page.id}, DATE '2026-06-10', '/a', 5)`,
     );
-    connection.closeSync();
-    instance.closeSync();
     const store = await DuckDbEventStore.open(dir, { clock: new ManualClock("2026-06-10T12:00:00Z") });
     try {
       await store.migrate();
@@ -234,14 +224,11 @@ describe("embedded store aggregates", () => {
     } finally {
       await store.close();
     }
-    const check = await DuckDBInstance.create(path.join(dir, "events.duckdb"), { access_mode: "READ_ONLY" });
-    const reader = await check.connect();
-    const values = await reader.runAndReadAll(
+    const [row = {}] = await storeFileSql(
+      dir,
       "SELECT count(*) AS n, count(DISTINCT value) AS distinct_values, max(id) AS top FROM stat_values",
+      { readOnly: true },
     );
-    reader.closeSync();
-    check.closeSync();
-    const row = values.getRowObjectsJS()[0] ?? {};
     assert.equal(row.n, row.distinct_values, "each value numbered once");
     assert.equal(Number(row.n), Number(row.top), "numbers are dense");
     fs.rmSync(dir, { recursive: true, force: true });
@@ -252,17 +239,15 @@ describe("embedded store aggregates", () => {
     const page = STATS.find((stat) => stat.name === "page");
     assert.ok(page);
     // A store as version 1 left it: daily_stats_recent held deltas, two of them for one key.
-    const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
-    const connection = await instance.connect();
-    await connection.run(DUCKDB_MIGRATIONS[0]?.sql ?? "");
-    await connection.run(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL); INSERT INTO schema_migrations VALUES (1, 'v1')",
+    await storeFileSql(
+      dir,
+      `${DUCKDB_MIGRATIONS[0]?.sql};
+      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 'v1');
+      INSERT INTO daily_stats_recent VALUES
+        (1, ${page.id}, DATE '2026-06-10', '/a', 2), (1, ${page.id}, DATE '2026-06-10', '/a', 3),
+        (1, ${page.id}, DATE '2026-06-09', '/b', 4)`,
     );
-    await connection.run(`INSERT INTO daily_stats_recent VALUES
-      (1, ${page.id}, DATE '2026-06-10', '/a', 2), (1, ${page.id}, DATE '2026-06-10', '/a', 3),
-      (1, ${page.id}, DATE '2026-06-09', '/b', 4)`);
-    connection.closeSync();
-    instance.closeSync();
     const clock = new ManualClock("2026-06-10T12:00:00Z");
     // Every insert merges the deltas, the version-1 rows with the new one.
     const options = { clock, compactAfterRows: 1 };
@@ -293,18 +278,14 @@ describe("embedded store aggregates", () => {
         total: 2,
       });
       await store.close();
-      const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"), {
-        access_mode: "READ_ONLY",
-      });
-      const connection = await instance.connect();
-      const merged = await connection.runAndReadAll(
+      const merged = await storeFileSql(
+        dir,
         `SELECT (SELECT count(*) FROM daily_stats_deltas) AS deltas,
            (SELECT list(v.value || '=' || r.count ORDER BY v.value) FROM daily_stats_recent r
               JOIN stat_values v ON v.id = r.value_id WHERE r.stat = ${page.id}) AS pages`,
+        { readOnly: true },
       );
-      connection.closeSync();
-      instance.closeSync();
-      assert.deepEqual(merged.getRowObjectsJS(), [{ deltas: 0n, pages: ["/a=6", "/b=4"] }]);
+      assert.deepEqual(merged, [{ deltas: 0n, pages: ["/a=6", "/b=4"] }]);
       store = await DuckDbEventStore.open(dir, options);
     } finally {
       await store.close();

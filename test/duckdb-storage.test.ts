@@ -5,29 +5,17 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
 const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
-
-async function sql(dir: string, statements: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"));
-  const connection = await instance.connect();
-  try {
-    return (await connection.runAndReadAll(statements)).getRowObjectsJS();
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
 
 describe("embedded store file", () => {
   it("makes new files with 64 KiB blocks and opens files of 256 KiB blocks", async () => {
@@ -35,13 +23,13 @@ describe("embedded store file", () => {
       const store = await DuckDbEventStore.open(dir);
       await store.migrate();
       await store.close();
-      return (await sql(dir, "SELECT block_size FROM pragma_database_size()"))[0]?.block_size;
+      return (await storeFileSql(dir, "SELECT block_size FROM pragma_database_size()"))[0]?.block_size;
     };
     const fresh = tempDir("analytics-blocks-");
     const older = tempDir("analytics-blocks-");
     try {
       assert.equal(await blockSize(fresh), 65_536n);
-      await sql(older, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)"); // DuckDB's default size
+      await storeFileSql(older, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)"); // DuckDB's default size
       assert.equal(await blockSize(older), 262_144n);
     } finally {
       fs.rmSync(fresh, { recursive: true, force: true });
@@ -52,7 +40,7 @@ describe("embedded store file", () => {
   it("reads events stored with geo strings (version 2) and with place numbers alike", async () => {
     const dir = tempDir("analytics-places-");
     // A version-2 store with three events of 2026-06-09, as version 2 stored them.
-    await sql(
+    await storeFileSql(
       dir,
       `${DUCKDB_MIGRATIONS.filter((migration) => migration.version <= 2)
         .map((migration) => migration.sql)
@@ -135,7 +123,7 @@ describe("embedded store file", () => {
     }
     // New rows keep their city in places only, each value once.
     assert.deepEqual(
-      await sql(
+      await storeFileSql(
         dir,
         `SELECT (SELECT list(geo ORDER BY id) FROM places) AS places,
            (SELECT list(place ORDER BY ts) FROM events) AS numbers,
