@@ -9,7 +9,7 @@ import { bundledGeoDatabases, type GeoLookup, MmdbGeoLookup } from "./enrich/geo
 import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { EventImporter } from "./ingest/event-importer.js";
-import { IngestPipeline } from "./ingest/pipeline.js";
+import { IngestPipeline, type ScreenedHit } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
@@ -31,7 +31,7 @@ export interface Container {
   readonly users: UserService;
   readonly websites: WebsiteService;
   readonly pipeline: IngestPipeline;
-  readonly buffer: WriteBuffer;
+  readonly buffer: WriteBuffer<ScreenedHit>;
   readonly importer: EventImporter;
   readonly stats: StatsService;
   readonly collect: CollectEndpoint;
@@ -75,7 +75,11 @@ export async function createContainer(config: Config, options: ContainerOptions 
     geo,
     visitors: new VisitorHasher(metadata.salts, clock),
   });
-  const buffer = new WriteBuffer(eventStore, { onError, intervalMs: config.flushIntervalMs });
+  const buffer = new WriteBuffer<ScreenedHit>(eventStore, {
+    onError,
+    intervalMs: config.flushIntervalMs,
+    prepare: (hits) => pipeline.enrich(hits),
+  });
   const websites = new WebsiteService(metadata.websites, clock, {
     changed: (domain) => directory.invalidate(domain),
     deleted: async (websiteId) => {

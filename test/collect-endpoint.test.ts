@@ -147,6 +147,50 @@ describe("public collection endpoint", () => {
     assert.ok((await stored()).filter((e) => e.kind === "event").every((e) => !e.isVisit));
   });
 
+  it("decides a hit without waiting once its website is cached, and enriches it when its batch is written", async () => {
+    const { pipeline } = t.container;
+    const raw = {
+      page: "https://shop.example/screened?fbclid=1&size=m",
+      referrer: "https://news.example/story",
+      screenResolution: "1920x1080",
+      event: null,
+      ip: "8.8.8.8",
+      userAgent: IPHONE,
+      acceptLanguage: "fr-CA",
+      ts: clock.now(),
+    };
+    const first = pipeline.screenPublic({ ...raw, page: "https://uncached.shop.example/" });
+    assert.ok(first instanceof Promise, "a host not cached yet is looked up");
+    assert.deepEqual(await first, { kept: false, reason: "unknown_website" });
+    const screened = pipeline.screenPublic(raw);
+    assert.ok(!(screened instanceof Promise) && screened.kept, "a cached host is decided at once");
+    const cachedMiss = pipeline.screenPublic({ ...raw, page: "https://uncached.shop.example/" });
+    assert.deepEqual(cachedMiss, { kept: false, reason: "unknown_website" }, "misses are cached too");
+    const [event] = await pipeline.enrich([screened.hit]);
+    assert.deepEqual(
+      { ...event, visitor: typeof event?.visitor },
+      {
+        websiteId,
+        ts: clock.now(),
+        visitor: "bigint",
+        kind: "pageview",
+        isVisit: true,
+        page: "/screened?size=m",
+        referrer: "news.example",
+        campaign: "",
+        browser: "Safari",
+        os: "iOS",
+        device: "mobile",
+        resolution: "1920x1080",
+        language: "fr",
+        country: "US:United States",
+        city: event?.city,
+        continent: "NA:North America",
+        event: "",
+      },
+    );
+  });
+
   it("drops a hit for an unknown website as unknown_website", async () => {
     for (const page of [
       "https://unknown.example/",
@@ -396,6 +440,29 @@ describe("collection fast path over real HTTP", () => {
     }
     await t.container.buffer.flush();
     assert.equal(await t.container.events.countEvents(websiteId), 2, "one kept hit on each path");
+  });
+
+  it("gives each of many hits arriving together its own answer", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    const sent = Array.from({ length: 60 }, (_, i) => {
+      const kind = ["kept", "bot", "unknown"][i % 3] as string;
+      return fetch(`${base}/api/event`, {
+        method: "POST",
+        headers: { "content-type": "text/plain", "user-agent": kind === "bot" ? "curl/8.5.0" : CHROME },
+        body: JSON.stringify({ page: `https://${kind === "unknown" ? "nope" : "fast"}.example/many/${i}` }),
+      }).then((response) => ({
+        kind,
+        status: response.status,
+        dropped: response.headers.get("x-analytics-dropped"),
+      }));
+    });
+    const expected = { kept: null, bot: "bot", unknown: "unknown_website" } as Record<string, string | null>;
+    for (const answer of await Promise.all(sent)) {
+      assert.equal(answer.status, 202);
+      assert.equal(answer.dropped, expected[answer.kind], answer.kind);
+    }
+    await t.container.buffer.flush();
+    assert.equal(await t.container.events.countEvents(websiteId), before + 20);
   });
 
   it("keeps idle connections open as long as the framework would (trackers reuse them)", () => {

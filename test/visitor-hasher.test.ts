@@ -55,6 +55,26 @@ describe("visitor hasher", () => {
     );
   });
 
+  it("hashes without waiting once the day's salt is loaded, to the same id", async () => {
+    const clock = new ManualClock("2026-06-10T10:00:00Z");
+    const hasher = new VisitorHasher(first.salts, clock);
+    const now = clock.now();
+    assert.equal(hasher.visitorIdNow(now, 1, "81.2.69.142", UA), undefined, "the salt is not loaded yet");
+    const id = await hasher.visitorId(now, 1, "81.2.69.142", UA);
+    assert.equal(hasher.visitorIdNow(now, 1, "81.2.69.142", UA), id);
+    const yesterday = new Date("2026-06-09T08:00:00Z");
+    assert.equal(
+      hasher.visitorIdNow(yesterday, 1, "81.2.69.142", UA),
+      undefined,
+      "each day has its own salt",
+    );
+    const old = new Date("2026-05-01T08:00:00Z");
+    const scope = new Map();
+    const fromScope = hasher.visitorIdNow(old, 1, "81.2.69.142", UA, scope);
+    assert.equal(typeof fromScope, "bigint", "older days use the scope's salt, always at hand");
+    assert.equal(await hasher.visitorId(old, 1, "81.2.69.142", UA, scope), fromScope);
+  });
+
   it("deletes a day's salt after 48 hours, so its ids can never be recomputed", async () => {
     const clock = new ManualClock("2026-07-01T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);

@@ -117,6 +117,57 @@ describe("write buffer", () => {
     await buffer.close();
   });
 
+  it("prepares items once: a failed prepare keeps the items, a failed insert the prepared events", async () => {
+    const flaky = new FlakyStore(store, 0);
+    const prepared: string[][] = [];
+    let failPrepare = true;
+    const buffer = new WriteBuffer<{ websiteId: number; i: number }>(flaky, {
+      maxEvents: 100_000,
+      intervalMs: 60_000,
+      prepare: async (items) => {
+        if (failPrepare) throw new Error("salts unavailable");
+        prepared.push(items.map((item) => `/p/${item.i}`));
+        return items.map((item) => sample(item.websiteId, item.i));
+      },
+    });
+    buffer.add({ websiteId: 7, i: 0 });
+    await assert.rejects(buffer.flush(), /salts unavailable/);
+    assert.equal(buffer.size, 1, "the item is kept");
+    failPrepare = false;
+    flaky.failures = 1;
+    buffer.add({ websiteId: 7, i: 1 });
+    await assert.rejects(buffer.flush(), /disk unavailable/);
+    assert.equal(buffer.size, 2, "the prepared events are kept");
+    buffer.add({ websiteId: 7, i: 2 });
+    await buffer.flush();
+    assert.equal(buffer.size, 0);
+    assert.deepEqual(prepared, [["/p/0", "/p/1"], ["/p/2"]], "nothing was prepared twice");
+    assert.deepEqual(
+      (await store.listEvents(7)).map((e) => e.page),
+      ["/p/0", "/p/1", "/p/2"],
+    );
+    await buffer.close();
+  });
+
+  it("discards the buffered items of a deleted website, prepared or not", async () => {
+    const flaky = new FlakyStore(store, 1);
+    const buffer = new WriteBuffer<{ websiteId: number; i: number }>(flaky, {
+      maxEvents: 100_000,
+      intervalMs: 60_000,
+      prepare: async (items) => items.map((item) => sample(item.websiteId, item.i)),
+    });
+    buffer.add({ websiteId: 8, i: 0 });
+    buffer.add({ websiteId: 9, i: 0 });
+    await assert.rejects(buffer.flush(), /disk unavailable/); // both now prepared
+    buffer.add({ websiteId: 8, i: 1 });
+    buffer.add({ websiteId: 9, i: 1 });
+    buffer.discardWebsite(8);
+    assert.equal(buffer.size, 2);
+    await buffer.close();
+    assert.equal(await store.countEvents(8), 0);
+    assert.equal(await store.countEvents(9), 2);
+  });
+
   it("discards the buffered events of a deleted website only", async () => {
     const buffer = new WriteBuffer(store, { maxEvents: 100_000, intervalMs: 60_000 });
     buffer.add(sample(5, 0));

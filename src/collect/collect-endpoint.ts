@@ -1,12 +1,14 @@
 // What POST /api/event does with a hit, shared by the Fastify route (documented, used by
 // inject tests) and the raw fast path (fast-collect.ts): read the payload, apply the
-// per-address allowance, run the pipeline, buffer a kept event, and say why a hit was
-// dropped. The payload is checked here by hand, once, so both paths read it alike.
+// per-address allowance, screen the hit, buffer a kept one (enriched when its batch is
+// written), and say why a hit was dropped. The payload is checked here by hand, once, so
+// both paths read it alike. The answer comes without waiting whenever the hit's website is
+// cached, which is every hit but the first of a site every few seconds.
 
 import type { Clock } from "../clock.js";
 import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
 import type { DropReason, HitEvent } from "../ingest/hit.js";
-import type { IngestPipeline } from "../ingest/pipeline.js";
+import type { IngestPipeline, ScreenedHit, Screening } from "../ingest/pipeline.js";
 import type { WriteBuffer } from "../ingest/write-buffer.js";
 
 export const COLLECT_BODY_LIMIT = 16 * 1024;
@@ -27,19 +29,23 @@ interface Payload {
 export class CollectEndpoint {
   constructor(
     private readonly pipeline: IngestPipeline,
-    private readonly buffer: WriteBuffer,
+    private readonly buffer: WriteBuffer<ScreenedHit>,
     private readonly limiter: CollectRateLimiter,
     private readonly clock: Clock,
   ) {}
 
-  /** Records the hit; resolves to why it was dropped, or null when it was kept. */
-  async handle(body: unknown, context: HitContext): Promise<DropReason | null> {
+  /** Records the hit; gives why it was dropped, or null when it was kept (a promise only when it must wait). */
+  handle(body: unknown, context: HitContext): DropReason | null | Promise<DropReason | null> {
     const payload = readPayload(body);
     if (!payload) return "invalid";
     if (!this.limiter.allow(context.ip)) return "rate_limited";
-    const outcome = await this.pipeline.processPublic({ ...payload, ...context, ts: this.clock.now() });
-    if (!outcome.kept) return outcome.reason;
-    this.buffer.add(outcome.event);
+    const screening = this.pipeline.screenPublic({ ...payload, ...context, ts: this.clock.now() });
+    return screening instanceof Promise ? screening.then((s) => this.keep(s)) : this.keep(screening);
+  }
+
+  private keep(screening: Screening): DropReason | null {
+    if (!screening.kept) return screening.reason;
+    this.buffer.add(screening.hit);
     return null;
   }
 }

@@ -3,6 +3,12 @@
 // framework's per-request work would cost more than the ingest itself. It answers exactly
 // as the Fastify route does (CollectEndpoint decides), and leaves every other request,
 // including OPTIONS and any query string, to Fastify.
+//
+// Its 202s are written together once the event loop has read every hit that arrived
+// together (at setImmediate, right after the loop's poll phase), not one by one as each is
+// decided: on a virtual machine a write that wakes a sleeping client costs several times
+// the write itself, and answers written back to back wake it once. Measured with the
+// benchmark's closed loop: about twice the requests a second for the same work.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
@@ -16,6 +22,11 @@ export function fastCollect(
   trustProxy: boolean,
   onError: (error: unknown) => void,
 ) {
+  const answers = new AnswerQueue();
+  const fail = (response: ServerResponse, error: unknown) => {
+    onError(error); // as the framework would: a bare 500, the cause logged
+    response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(SERVER_ERROR);
+  };
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if (request.method !== "POST" || request.url !== "/api/event") return false;
     const declared = Number(request.headers["content-length"] ?? 0);
@@ -38,22 +49,48 @@ export function fastCollect(
       } catch {
         // not JSON: CollectEndpoint drops it as invalid
       }
-      endpoint
-        .handle(body, {
+      let dropped: ReturnType<CollectEndpoint["handle"]>;
+      try {
+        dropped = endpoint.handle(body, {
           ip: clientAddress(request, trustProxy),
           userAgent: request.headers["user-agent"] ?? "",
           acceptLanguage: request.headers["accept-language"] ?? "",
-        })
-        .then(
-          (dropped) => accepted(response, dropped),
-          (error: unknown) => {
-            onError(error); // as the framework would: a bare 500, the cause logged
-            response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(SERVER_ERROR);
-          },
+        });
+      } catch (error) {
+        return fail(response, error);
+      }
+      if (dropped instanceof Promise) {
+        dropped.then(
+          (reason) => answers.add(response, reason),
+          (error: unknown) => fail(response, error),
         );
+      } else {
+        answers.add(response, dropped);
+      }
     });
     return true;
   };
+}
+
+/** 202 answers waiting to be written together (see the header). */
+class AnswerQueue {
+  private responses: ServerResponse[] = [];
+  private reasons: (string | null)[] = [];
+
+  add(response: ServerResponse, dropped: string | null): void {
+    if (this.responses.length === 0) setImmediate(() => this.write());
+    this.responses.push(response);
+    this.reasons.push(dropped);
+  }
+
+  private write(): void {
+    const { responses, reasons } = this;
+    this.responses = [];
+    this.reasons = [];
+    for (let i = 0; i < responses.length; i++) {
+      accepted(responses[i] as ServerResponse, reasons[i] as string | null);
+    }
+  }
 }
 
 /** The socket address, or with a trusted proxy the left-most X-Forwarded-For entry (as Fastify's request.ip). */

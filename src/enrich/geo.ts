@@ -16,6 +16,8 @@ export interface GeoLocation {
 
 export interface GeoLookup {
   lookup(ip: string): Promise<GeoLocation>;
+  /** The answer now, or undefined while the database it needs is still being opened. */
+  lookupNow(ip: string): GeoLocation | undefined;
 }
 
 export const UNKNOWN_LOCATION: GeoLocation = Object.freeze({ country: "", city: "", continent: "" });
@@ -43,6 +45,8 @@ const RECENT_ADDRESSES = 50_000;
 
 export class MmdbGeoLookup implements GeoLookup {
   private readonly readers = new Map<string, Promise<Reader<Response>>>();
+  /** The readers already open, so a lookup needs no await. */
+  private readonly open = new Map<string, Reader<Response>>();
   /** Answers by address, oldest first: a tree walk and a decode cost more than a Map lookup. */
   private readonly recent = new Map<string, GeoLocation>();
 
@@ -53,17 +57,33 @@ export class MmdbGeoLookup implements GeoLookup {
   ) {}
 
   async lookup(ip: string): Promise<GeoLocation> {
+    const now = this.lookupNow(ip);
+    if (now) return now;
+    try {
+      await this.reader(this.fileFor(ip));
+    } catch {
+      return UNKNOWN_LOCATION; // the database cannot be opened: nothing is known of where hits come from
+    }
+    return this.lookupNow(ip) ?? UNKNOWN_LOCATION;
+  }
+
+  lookupNow(ip: string): GeoLocation | undefined {
     if (ip === "") return UNKNOWN_LOCATION;
     const known = this.recent.get(ip);
     if (known) return known;
-    const location = await this.find(ip);
+    const reader = this.open.get(this.fileFor(ip));
+    if (!reader) return undefined;
+    const location = find(reader, ip);
     if (this.recent.size >= this.maxRecent) this.recent.delete(this.recent.keys().next().value as string);
     this.recent.set(ip, location);
     return location;
   }
 
-  private async find(ip: string): Promise<GeoLocation> {
-    const file = ip.includes(":") ? this.files.ipv6 : this.files.ipv4;
+  private fileFor(ip: string): string {
+    return ip.includes(":") ? this.files.ipv6 : this.files.ipv4;
+  }
+
+  private reader(file: string): Promise<Reader<Response>> {
     let reader = this.readers.get(file);
     if (!reader) {
       // Decoded records by offset: traffic from many addresses still maps to a bounded set
@@ -71,20 +91,28 @@ export class MmdbGeoLookup implements GeoLookup {
       // 10,000 cached records, 1.5 µs with 100,000, over 200,000 distinct addresses).
       reader = maxmind.open<Response>(file, { cache: { max: 100_000 } });
       this.readers.set(file, reader);
+      reader.then(
+        (opened) => this.open.set(file, opened),
+        () => this.readers.delete(file), // try again on the next lookup
+      );
     }
-    let record: GeoRecord | null;
-    try {
-      record = (await reader).get(ip) as GeoRecord | null;
-    } catch {
-      return UNKNOWN_LOCATION; // not an IP address the database understands
-    }
-    return record ? toLocation(record) : UNKNOWN_LOCATION;
+    return reader;
   }
 
   /** Opens the databases now, so a missing or corrupt file fails at start, not on a hit. */
   async preload(): Promise<void> {
-    await Promise.all([this.lookup("8.8.8.8"), this.lookup("2001:4860:4860::8888")]);
+    await Promise.all([this.reader(this.files.ipv4), this.reader(this.files.ipv6)]);
   }
+}
+
+function find(reader: Reader<Response>, ip: string): GeoLocation {
+  let record: GeoRecord | null;
+  try {
+    record = reader.get(ip) as GeoRecord | null;
+  } catch {
+    return UNKNOWN_LOCATION; // not an IP address the database understands
+  }
+  return record ? toLocation(record) : UNKNOWN_LOCATION;
 }
 
 function toLocation(record: GeoRecord): GeoLocation {

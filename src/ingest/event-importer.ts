@@ -9,7 +9,7 @@ import { FieldErrorCollector } from "../errors.js";
 import type { EventStore, WebsiteRepository } from "../storage/ports.js";
 import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
 import { parsePageUrl } from "./page-url.js";
-import type { IngestPipeline } from "./pipeline.js";
+import type { IngestPipeline, ScreenedHit } from "./pipeline.js";
 import type { SaltScope } from "./visitor-hasher.js";
 import { type TrackedWebsite, trackedWebsite } from "./website-directory.js";
 
@@ -48,11 +48,9 @@ export class EventImporter {
       DropReason,
       number
     >;
-    const kept = [];
-    const scope: SaltScope = new Map();
+    const kept: ScreenedHit[] = [];
     for (const event of events) {
-      const website = owned.get(event.websiteId) as TrackedWebsite;
-      const outcome = await this.pipeline.processFor(
+      const screening = this.pipeline.screenFor(
         {
           page: event.page,
           referrer: event.referrer ?? "",
@@ -63,13 +61,13 @@ export class EventImporter {
           acceptLanguage: event.acceptLanguage ?? "",
           ts: new Date(event.ts),
         },
-        website,
-        scope,
+        owned.get(event.websiteId) as TrackedWebsite,
       );
-      if (outcome.kept) kept.push(outcome.event);
-      else dropped[outcome.reason] += 1;
+      if (screening.kept) kept.push(screening.hit);
+      else dropped[screening.reason] += 1;
     }
-    await this.store.insert(kept);
+    const scope: SaltScope = new Map();
+    await this.store.insert(await this.pipeline.enrich(kept, scope));
     return { accepted: kept.length, dropped };
   }
 

@@ -1,7 +1,5 @@
-// What enters the ingest pipeline and what comes out: a raw hit (from the tracker or the
-// events API), and either an enriched StoredEvent or a typed reason for dropping it.
-
-import type { StoredEvent } from "../storage/ports.js";
+// What enters the ingest pipeline: a raw hit (from the tracker or the events API), and the
+// typed reasons the pipeline may drop one for (pipeline.ts has what comes out).
 
 export const DROP_REASONS = ["unknown_website", "bot", "excluded_ip", "invalid", "rate_limited"] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -23,7 +21,3 @@ export interface Hit {
   acceptLanguage: string;
   ts: Date;
 }
-
-export type IngestOutcome = { kept: true; event: StoredEvent } | { kept: false; reason: DropReason };
-
-export const drop = (reason: DropReason): IngestOutcome => ({ kept: false, reason });

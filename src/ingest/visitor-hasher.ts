@@ -12,12 +12,23 @@ const DAY_MS = 86_400_000;
 /** Salts for days no longer kept in the store (by UTC day number), used consistently within one import. */
 export type SaltScope = Map<number, Buffer>;
 
+/** SHA-256 over secret salt + data: a keyed hash in one pass (an HMAC costs two). */
+function hashVisitor(salt: Buffer, websiteId: number, ip: string, userAgent: string): bigint {
+  return createHash("sha256")
+    .update(salt)
+    .update(`${websiteId}\n${ip}\n${userAgent}`)
+    .digest()
+    .readBigUInt64BE(0);
+}
+
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
 export class VisitorHasher {
   private readonly kept = new Map<number, Promise<Buffer>>();
+  /** The kept salts already loaded, so a hit of today or yesterday hashes without waiting. */
+  private readonly loaded = new Map<number, Buffer>();
 
   constructor(
     private readonly salts: SaltRepository,
@@ -31,17 +42,26 @@ export class VisitorHasher {
     userAgent: string,
     scope?: SaltScope,
   ): Promise<bigint> {
-    const salt = await this.saltFor(ts, scope);
-    // SHA-256 over secret salt + data: a keyed hash in one pass (an HMAC costs two).
-    const digest = createHash("sha256").update(salt).update(`${websiteId}\n${ip}\n${userAgent}`).digest();
-    return digest.readBigUInt64BE(0);
+    return hashVisitor(await this.saltFor(ts, scope), websiteId, ip, userAgent);
+  }
+
+  /** The visitor id now, or undefined while the salt of its day is still being loaded. */
+  visitorIdNow(
+    ts: Date,
+    websiteId: number,
+    ip: string,
+    userAgent: string,
+    scope?: SaltScope,
+  ): bigint | undefined {
+    const salt = this.saltFor(ts, scope);
+    return salt instanceof Buffer ? hashVisitor(salt, websiteId, ip, userAgent) : undefined;
   }
 
   private saltFor(ts: Date, scope: SaltScope | undefined): Promise<Buffer> | Buffer {
     const dayNumber = Math.floor(ts.getTime() / DAY_MS);
     const todayNumber = Math.floor(this.clock.now().getTime() / DAY_MS);
     if (dayNumber === todayNumber || dayNumber === todayNumber - 1) {
-      return this.storedSalt(dayNumber, todayNumber - 1);
+      return this.loaded.get(dayNumber) ?? this.storedSalt(dayNumber, todayNumber - 1);
     }
     // Older (or not yet begun) days have no stored salt; they get one for this scope only.
     const transient: SaltScope = scope ?? new Map();
@@ -59,8 +79,18 @@ export class VisitorHasher {
     if (!salt) {
       salt = this.loadSalt(utcDay(new Date(dayNumber * DAY_MS)), utcDay(new Date(oldestKeptNumber * DAY_MS)));
       this.kept.set(dayNumber, salt);
-      salt.catch(() => this.kept.delete(dayNumber)); // retry on the next hit
-      for (const cachedDay of this.kept.keys()) if (cachedDay < oldestKeptNumber) this.kept.delete(cachedDay);
+      salt.then(
+        (loaded) => {
+          if (this.kept.has(dayNumber)) this.loaded.set(dayNumber, loaded);
+        },
+        () => this.kept.delete(dayNumber), // retry on the next hit
+      );
+      for (const cachedDay of this.kept.keys()) {
+        if (cachedDay < oldestKeptNumber) {
+          this.kept.delete(cachedDay);
+          this.loaded.delete(cachedDay);
+        }
+      }
     }
     return salt;
   }

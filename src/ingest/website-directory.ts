@@ -29,14 +29,19 @@ export class WebsiteDirectory {
   ) {}
 
   async byHost(host: string): Promise<TrackedWebsite | null> {
-    const now = this.clock.now().getTime();
-    const cached = this.cache.get(host);
-    if (cached && cached.expires > now) return cached.website;
+    const cached = this.cached(host);
+    if (cached !== undefined) return cached;
     const record = await this.websites.findByDomain(host);
     const website = record ? trackedWebsite(record) : null;
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(host, { website, expires: now + TTL_MS });
+    this.cache.set(host, { website, expires: this.clock.now().getTime() + TTL_MS });
     return website;
+  }
+
+  /** The website (or null for none) as cached, or undefined when the cache cannot tell. */
+  cached(host: string): TrackedWebsite | null | undefined {
+    const cached = this.cache.get(host);
+    return cached && cached.expires > this.clock.now().getTime() ? cached.website : undefined;
   }
 
   /** Forget a domain after its website was created, changed or deleted here. */

@@ -1,56 +1,59 @@
 // Buffers accepted hits in memory and writes them to the event store in batches: when the
-// buffer is full, on a short interval, and on close (shutdown). A failed write keeps the
-// events for the next attempt, so nothing acknowledged is dropped while the store recovers.
+// buffer is full, on a short interval, and on close (shutdown). A batch is prepared first
+// (the collection endpoint buffers screened hits, enriched here all together), then
+// inserted. A failed step keeps its items for the next attempt (a failed insert keeps the
+// prepared events, so they are not prepared twice): nothing acknowledged is dropped while
+// the store recovers.
 
 import type { EventStore, StoredEvent } from "../storage/ports.js";
 
-export interface WriteBufferOptions {
+export interface WriteBufferOptions<T> {
   maxEvents?: number;
   intervalMs?: number;
   onError?: (error: unknown) => void;
+  /** Turns buffered items into events; items must be events when it is not given. */
+  prepare?: (items: T[]) => Promise<StoredEvent[]>;
 }
 
-export class WriteBuffer {
-  private pending: StoredEvent[] = [];
+export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
+  private pending: T[] = [];
+  /** Events prepared by a flush whose insert failed, written first by the next one. */
+  private prepared: StoredEvent[] = [];
   private flushing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private readonly maxEvents: number;
   private readonly onError: (error: unknown) => void;
+  private readonly prepare: (items: T[]) => Promise<StoredEvent[]>;
   private closed = false;
 
   constructor(
     private readonly store: EventStore,
-    options: WriteBufferOptions = {},
+    options: WriteBufferOptions<T> = {},
   ) {
-    // Small batches: a flush folds and appends on the event loop, so its pause grows with
-    // the batch (about 7 ms per 1,000 hits); under load several short flushes a second
-    // keep latency even.
+    // Small batches: a flush prepares, folds and appends on the event loop, so its pause
+    // grows with the batch; under load several short flushes a second keep latency even.
     this.maxEvents = options.maxEvents ?? 1_000;
     this.onError = options.onError ?? (() => undefined);
+    this.prepare = options.prepare ?? ((items) => Promise.resolve(items as unknown as StoredEvent[]));
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.intervalMs ?? 1_000);
     this.timer.unref();
   }
 
   get size(): number {
-    return this.pending.length;
+    return this.pending.length + this.prepared.length;
   }
 
-  add(event: StoredEvent): void {
+  add(item: T): void {
     if (this.closed) throw new Error("write buffer is closed");
-    this.pending.push(event);
+    this.pending.push(item);
     if (this.pending.length >= this.maxEvents) void this.flush().catch(this.onError);
   }
 
-  /** Writes the buffered events; resolves when they are stored (or rejects, keeping them). */
+  /** Writes the buffered items; resolves when they are stored (or rejects, keeping them). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing.catch(() => undefined);
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.flushing = this.store.insert(batch).catch((error: unknown) => {
-      this.pending = batch.concat(this.pending);
-      throw error;
-    });
+    if (this.size === 0) return;
+    this.flushing = this.write();
     try {
       await this.flushing;
     } finally {
@@ -58,9 +61,10 @@ export class WriteBuffer {
     }
   }
 
-  /** Drops buffered events of a website being deleted, so they do not outlive it. */
+  /** Drops buffered items of a website being deleted, so they do not outlive it. */
   discardWebsite(websiteId: number): void {
-    this.pending = this.pending.filter((event) => event.websiteId !== websiteId);
+    this.pending = this.pending.filter((item) => item.websiteId !== websiteId);
+    this.prepared = this.prepared.filter((event) => event.websiteId !== websiteId);
   }
 
   /** Stops the timer and writes everything still buffered. */
@@ -68,5 +72,26 @@ export class WriteBuffer {
     this.closed = true;
     clearInterval(this.timer);
     await this.flush();
+  }
+
+  private async write(): Promise<void> {
+    const items = this.pending;
+    this.pending = [];
+    let events: StoredEvent[];
+    try {
+      events = items.length > 0 ? await this.prepare(items) : [];
+    } catch (error) {
+      this.pending = items.concat(this.pending);
+      throw error;
+    }
+    // Events left by a failed insert go first, in the order they were accepted.
+    const batch = this.prepared.length > 0 ? this.prepared.concat(events) : events;
+    this.prepared = [];
+    try {
+      await this.store.insert(batch);
+    } catch (error) {
+      this.prepared = batch.concat(this.prepared);
+      throw error;
+    }
   }
 }
