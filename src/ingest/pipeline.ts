@@ -23,12 +23,8 @@ import type { SaltScope, VisitorHasher } from "./visitor-hasher.js";
 import type { TrackedWebsite, WebsiteDirectory } from "./website-directory.js";
 
 const RESOLUTION = /^(\d{1,5})x(\d{1,5})$/;
-/**
- * Hits enriched between two yields to the event loop, so hits arriving meanwhile are
- * answered: a hit whose address is new costs 20-40 µs (a database walk), so 64 of them
- * stay near a millisecond.
- */
-const STEP_HITS = 64;
+/** Hits enriched between two yields to the event loop, so hits arriving meanwhile are answered. */
+const STEP_HITS = 256;
 
 export interface PipelineParts {
   directory: WebsiteDirectory;
