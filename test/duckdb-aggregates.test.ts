@@ -10,9 +10,8 @@ import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { WEEKS_BEFORE_SQL } from "../src/storage/duckdb/aggregate-sql.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
-import { storeFileSql } from "./support/duckdb-file.js";
+import { schemaAtVersionSql, storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -187,11 +186,7 @@ describe("embedded store aggregates", () => {
     assert.ok(page);
     await storeFileSql(
       dir,
-      `${DUCKDB_MIGRATIONS.filter((m) => m.version <= 3)
-        .map((m) => m.sql)
-        .join(";\n")};
-       CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
-       INSERT INTO schema_migrations VALUES (1, 'v1'), (2, 'v2'), (3, 'v3');
+      `${schemaAtVersionSql(3)}
        INSERT INTO weekly_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 7), (1, ${page.id}, DATE '2026-06-01', '/b', 1);
        INSERT INTO daily_stats VALUES (1, ${page.id}, DATE '2026-06-01', '/a', 3), (1, ${page.id}, DATE '2026-06-08', '/c', 2);
        INSERT INTO daily_stats_recent VALUES (1, ${page.id}, DATE '2026-06-09', '/b', 4);
@@ -241,9 +236,7 @@ describe("embedded store aggregates", () => {
     // A store as version 1 left it: daily_stats_recent held deltas, two of them for one key.
     await storeFileSql(
       dir,
-      `${DUCKDB_MIGRATIONS[0]?.sql};
-      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
-      INSERT INTO schema_migrations VALUES (1, 'v1');
+      `${schemaAtVersionSql(1)}
       INSERT INTO daily_stats_recent VALUES
         (1, ${page.id}, DATE '2026-06-10', '/a', 2), (1, ${page.id}, DATE '2026-06-10', '/a', 3),
         (1, ${page.id}, DATE '2026-06-09', '/b', 4)`,

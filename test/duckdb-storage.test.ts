@@ -9,9 +9,8 @@ import { describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import { DUCKDB_MIGRATIONS } from "../src/storage/duckdb/migrations.js";
 import type { StoredEvent } from "../src/storage/ports.js";
-import { storeFileSql } from "./support/duckdb-file.js";
+import { schemaAtVersionSql, storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -42,11 +41,7 @@ describe("embedded store file", () => {
     // A version-2 store with three events of 2026-06-09, as version 2 stored them.
     await storeFileSql(
       dir,
-      `${DUCKDB_MIGRATIONS.filter((migration) => migration.version <= 2)
-        .map((migration) => migration.sql)
-        .join(";\n")};
-      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
-      INSERT INTO schema_migrations VALUES (1, 'v1'), (2, 'v2');
+      `${schemaAtVersionSql(2)}
       INSERT INTO geo_names VALUES ('US', 'US:United States', 'NA:North America'), ('DE', 'DE:Germany', 'EU:Europe');
       INSERT INTO events VALUES
         (1, TIMESTAMP '2026-06-09 10:00:00', 1, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'US:Boston', ''),

@@ -43,13 +43,13 @@ export class EventImporter {
 
   async import(userId: number, events: readonly ImportEvent[]): Promise<ImportResult> {
     const owned = await this.ownedWebsites(userId, events);
-    this.validate(events, owned);
+    const urls = this.validate(events, owned);
     const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
       DropReason,
       number
     >;
     const kept: ScreenedHit[] = [];
-    for (const event of events) {
+    events.forEach((event, index) => {
       const screening = this.pipeline.screenFor(
         {
           page: event.page,
@@ -62,10 +62,11 @@ export class EventImporter {
           ts: new Date(event.ts),
         },
         owned.get(event.websiteId) as TrackedWebsite,
+        urls[index],
       );
       if (screening.kept) kept.push(screening.hit);
       else dropped[screening.reason] += 1;
-    }
+    });
     const scope: SaltScope = new Map();
     await this.store.insert(await this.pipeline.enrich(kept, scope));
     return { accepted: kept.length, dropped };
@@ -80,9 +81,13 @@ export class EventImporter {
     return owned;
   }
 
-  /** Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax. */
-  private validate(events: readonly ImportEvent[], owned: Map<number, TrackedWebsite>): void {
+  /**
+   * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax.
+   * Returns the page URLs it parsed, so screening does not parse them again.
+   */
+  private validate(events: readonly ImportEvent[], owned: Map<number, TrackedWebsite>): (URL | null)[] {
     const errors = new FieldErrorCollector();
+    const urls = new Array<URL | null>(events.length);
     const latest = this.clock.now().getTime() + FUTURE_TOLERANCE_MS;
     events.forEach((event, index) => {
       const field = (name: string) => `events.${index}.${name}`;
@@ -92,8 +97,8 @@ export class EventImporter {
       const ts = Date.parse(event.ts);
       if (Number.isNaN(ts)) errors.add(field("ts"), "The ts must be an ISO-8601 date and time.");
       else if (ts > latest) errors.add(field("ts"), "The ts must not be in the future.");
-      if (!parsePageUrl(event.page))
-        errors.add(field("page"), "The page must be an absolute http or https URL.");
+      urls[index] = parsePageUrl(event.page);
+      if (!urls[index]) errors.add(field("page"), "The page must be an absolute http or https URL.");
       if (event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
         errors.add(field("ip"), "The ip must be an IPv4 or IPv6 address.");
       }
@@ -102,5 +107,6 @@ export class EventImporter {
       }
     });
     errors.throwIfAny();
+    return urls;
   }
 }

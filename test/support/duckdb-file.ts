@@ -3,6 +3,15 @@
 
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { DUCKDB_MIGRATIONS } from "../../src/storage/duckdb/migrations.js";
+
+/** The schema as the store left it at `version`, its migrations recorded; rows to add follow it. */
+export function schemaAtVersionSql(version: number): string {
+  const migrations = DUCKDB_MIGRATIONS.filter((migration) => migration.version <= version);
+  return `${migrations.map((migration) => migration.sql).join(";\n")};
+    CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
+    INSERT INTO schema_migrations VALUES ${migrations.map((m) => `(${m.version}, 'v${m.version}')`).join(", ")};`;
+}
 
 /** The rows of the last statement of `sql`, as plain JS values (lists as arrays, BIGINT as bigint). */
 export async function storeFileSql(
