@@ -18,6 +18,7 @@ export interface Config {
   readonly clickhouseUrl: readonly string[] | null;
   readonly clickhouseCluster: string | null;
   readonly flushIntervalMs: number;
+  readonly helperNiceness: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly reportPeriod: ReportPeriodKind;
@@ -236,6 +237,13 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: integerIn(10, 3_600_000),
     description:
       "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 1,000 are waiting, and on shutdown).",
+  },
+  helperNiceness: {
+    env: "ANALYTICS_HELPER_NICENESS",
+    default: "10",
+    parse: integerIn(0, 19),
+    description:
+      "Linux: niceness added to every thread of `serve` but the one answering requests (the event store's writes, the runtime's garbage collection), so hits are answered first when cores are busy; `0` leaves them alone.",
   },
   smtpUrl: {
     env: "ANALYTICS_SMTP_URL",

@@ -168,6 +168,34 @@ describe("write buffer", () => {
     assert.equal(await store.countEvents(9), 2);
   });
 
+  it("makes callers wait for the running write once its backlog is full, and only then", async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const gated = new FlakyStore(store, 0);
+    gated.insert = async (events) => {
+      await gate;
+      return store.insert(events);
+    };
+    const buffer = new WriteBuffer(gated, { maxEvents: 10, maxBacklog: 20, intervalMs: 60_000 });
+    const waits = Array.from({ length: 20 }, (_, i) => buffer.add(sample(10, i)));
+    assert.deepEqual(new Set(waits), new Set([undefined]), "no wait up to the backlog");
+    const paused = buffer.add(sample(10, 20));
+    assert.ok(paused instanceof Promise, "the 21st item waits");
+    let resumed = false;
+    void paused.then(() => {
+      resumed = true;
+    });
+    await sleep(30);
+    assert.equal(resumed, false, "still waiting while the write is held");
+    open();
+    await paused;
+    assert.equal(await store.countEvents(10), 10, "resumed when the running write (10 items) ended");
+    await buffer.close();
+    assert.equal(await store.countEvents(10), 21);
+  });
+
   it("discards the buffered events of a deleted website only", async () => {
     const buffer = new WriteBuffer(store, { maxEvents: 100_000, intervalMs: 60_000 });
     buffer.add(sample(5, 0));

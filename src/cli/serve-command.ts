@@ -3,6 +3,7 @@
 
 import { buildApp } from "../app.js";
 import { createContainer } from "../container.js";
+import { deprioritiseHelperThreads } from "../helper-threads.js";
 import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
@@ -17,12 +18,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   const storeSocket = config.clickhouseUrl
     ? null
     : await openStoreSocket(container.events, config.dataDir, app.log);
+  const stopDeprioritising = deprioritiseHelperThreads(config.helperNiceness);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
+      stopDeprioritising();
       app.log.info({ signal, buffered: container.buffer.size }, "shutting down; flushing buffered events");
       app
         .close()

@@ -3,7 +3,8 @@
 // per-address allowance, screen the hit, buffer a kept one (enriched when its batch is
 // written), and say why a hit was dropped. The payload is checked here by hand, once, so
 // both paths read it alike. The answer comes without waiting whenever the hit's website is
-// cached, which is every hit but the first of a site every few seconds.
+// cached, which is every hit but the first of a site every few seconds, unless the write
+// buffer is backed up (it then answers when a write ends: back-pressure).
 
 import type { Clock } from "../clock.js";
 import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
@@ -43,10 +44,10 @@ export class CollectEndpoint {
     return screening instanceof Promise ? screening.then((s) => this.keep(s)) : this.keep(screening);
   }
 
-  private keep(screening: Screening): DropReason | null {
+  /** Null once buffered; a promise of null when the buffer asks for a pause (back-pressure). */
+  private keep(screening: Screening): DropReason | null | Promise<null> {
     if (!screening.kept) return screening.reason;
-    this.buffer.add(screening.hit);
-    return null;
+    return this.buffer.add(screening.hit)?.then(() => null) ?? null;
   }
 }
 

@@ -4,6 +4,11 @@
 // inserted. A failed step keeps its items for the next attempt (a failed insert keeps the
 // prepared events, so they are not prepared twice): nothing acknowledged is dropped while
 // the store recovers.
+//
+// Back-pressure: once more than `maxBacklog` items wait, add() returns a promise that
+// settles when the running (or next) write ends, and its caller answers only then. Under
+// more load than the store can take, hits are then taken at the pace they are stored
+// instead of piling up in memory; below it, nothing waits.
 
 import type { EventStore, StoredEvent } from "../storage/ports.js";
 
@@ -11,6 +16,8 @@ export interface WriteBufferOptions<T> {
   maxEvents?: number;
   intervalMs?: number;
   onError?: (error: unknown) => void;
+  /** Items waiting beyond which add() makes its caller wait for a write to end. */
+  maxBacklog?: number;
   /** Turns buffered items into events; items must be events when it is not given. */
   prepare?: (items: T[]) => Promise<StoredEvent[]>;
 }
@@ -20,8 +27,13 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   /** Events prepared by a flush whose insert failed, written first by the next one. */
   private prepared: StoredEvent[] = [];
   private flushing: Promise<void> | null = null;
+  /** Callers of add() waiting for the end of a write (back-pressure). */
+  private waiting: (() => void)[] = [];
+  /** Items taken by the running write. */
+  private writing = 0;
   private readonly timer: NodeJS.Timeout;
   private readonly maxEvents: number;
+  private readonly maxBacklog: number;
   private readonly onError: (error: unknown) => void;
   private readonly prepare: (items: T[]) => Promise<StoredEvent[]>;
   private closed = false;
@@ -33,20 +45,25 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     // Small batches: a flush prepares, folds and appends on the event loop, so its pause
     // grows with the batch; under load several short flushes a second keep latency even.
     this.maxEvents = options.maxEvents ?? 1_000;
+    this.maxBacklog = Math.max(this.maxEvents, options.maxBacklog ?? 10 * this.maxEvents);
     this.onError = options.onError ?? (() => undefined);
     this.prepare = options.prepare ?? ((items) => Promise.resolve(items as unknown as StoredEvent[]));
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.intervalMs ?? 1_000);
     this.timer.unref();
   }
 
+  /** Items not stored yet, those being written included. */
   get size(): number {
-    return this.pending.length + this.prepared.length;
+    return this.pending.length + this.prepared.length + this.writing;
   }
 
-  add(item: T): void {
+  /** Buffers an item; returns a promise when the caller should wait before taking more (see the header). */
+  add(item: T): Promise<void> | undefined {
     if (this.closed) throw new Error("write buffer is closed");
     this.pending.push(item);
     if (this.pending.length >= this.maxEvents) void this.flush().catch(this.onError);
+    if (this.size <= this.maxBacklog) return undefined;
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   /** Writes the buffered items; resolves when they are stored (or rejects, keeping them). */
@@ -58,6 +75,9 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
       await this.flushing;
     } finally {
       this.flushing = null;
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const resume of waiting) resume();
     }
   }
 
@@ -77,21 +97,27 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   private async write(): Promise<void> {
     const items = this.pending;
     this.pending = [];
-    let events: StoredEvent[];
+    this.writing = items.length;
     try {
-      events = items.length > 0 ? await this.prepare(items) : [];
-    } catch (error) {
-      this.pending = items.concat(this.pending);
-      throw error;
-    }
-    // Events left by a failed insert go first, in the order they were accepted.
-    const batch = this.prepared.length > 0 ? this.prepared.concat(events) : events;
-    this.prepared = [];
-    try {
-      await this.store.insert(batch);
-    } catch (error) {
-      this.prepared = batch.concat(this.prepared);
-      throw error;
+      let events: StoredEvent[];
+      try {
+        events = items.length > 0 ? await this.prepare(items) : [];
+      } catch (error) {
+        this.pending = items.concat(this.pending);
+        throw error;
+      }
+      // Events left by a failed insert go first, in the order they were accepted.
+      const batch = this.prepared.length > 0 ? this.prepared.concat(events) : events;
+      this.prepared = [];
+      this.writing = batch.length;
+      try {
+        await this.store.insert(batch);
+      } catch (error) {
+        this.prepared = batch.concat(this.prepared);
+        throw error;
+      }
+    } finally {
+      this.writing = 0;
     }
   }
 }
