@@ -46,7 +46,8 @@ export function fastCollect(
       if (size > COLLECT_BODY_LIMIT) return;
       let body: unknown = null;
       try {
-        body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+        const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+        body = JSON.parse(raw.toString("utf8"));
       } catch {
         // not JSON: CollectEndpoint drops it as invalid
       }

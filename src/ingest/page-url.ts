@@ -30,6 +30,8 @@ export function pageValue(url: URL, website: Pick<TrackedWebsite, "excludedParam
 }
 
 export function campaignOf(url: URL): string {
+  // Most pages have none: look before building the URL's parameters (the name may be escaped).
+  if (!/utm(?:_|%5f)campaign/i.test(url.search)) return "";
   return cut(url.searchParams.get("utm_campaign")?.trim() ?? "", MAX_VALUE_LENGTH);
 }
 
