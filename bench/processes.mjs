@@ -21,6 +21,16 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
+/**
+ * The node flags `npm start` runs the server with (package.json is their one source), so a
+ * benchmarked server runs as a user's does.
+ */
+export const PRODUCT_NODE_FLAGS = (() => {
+  const start = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).scripts.start;
+  const command = start.slice(start.lastIndexOf("node ") + "node ".length).split(/\s+/);
+  return command.slice(0, command.findIndex((word) => !word.startsWith("--")));
+})();
+
 /** The environment of a benchmarked server: quiet logs, no per-IP limit, X-Forwarded-For trusted. */
 export const SERVER_ENV = {
   ANALYTICS_LOG_LEVEL: "warn",
@@ -113,7 +123,7 @@ export async function waitReady(
 /** Starts the product's server; resolves once /healthz answers 200. */
 export async function startProduct({ dataDir, cpu, log, nodeArgs = [], env = {} }) {
   const port = await freePort();
-  const child = spawnNode([...nodeArgs, CLI, "serve", "--port", String(port), "--data-dir", dataDir], {
+  const child = spawnNode([...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--port", String(port), "--data-dir", dataDir], {
     cpu,
     log,
     env: { ...SERVER_ENV, ...env },
