@@ -28,7 +28,10 @@ const CLOCK_TICKS = (() => {
 export const PRODUCT_NODE_FLAGS = (() => {
   const start = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).scripts.start;
   const command = start.slice(start.lastIndexOf("node ") + "node ".length).split(/\s+/);
-  return command.slice(0, command.findIndex((word) => !word.startsWith("--")));
+  return command.slice(
+    0,
+    command.findIndex((word) => !word.startsWith("--")),
+  );
 })();
 
 /** The environment of a benchmarked server: quiet logs, no per-IP limit, X-Forwarded-For trusted. */
@@ -123,11 +126,14 @@ export async function waitReady(
 /** Starts the product's server; resolves once /healthz answers 200. */
 export async function startProduct({ dataDir, cpu, log, nodeArgs = [], env = {} }) {
   const port = await freePort();
-  const child = spawnNode([...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--port", String(port), "--data-dir", dataDir], {
-    cpu,
-    log,
-    env: { ...SERVER_ENV, ...env },
-  });
+  const child = spawnNode(
+    [...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--port", String(port), "--data-dir", dataDir],
+    {
+      cpu,
+      log,
+      env: { ...SERVER_ENV, ...env },
+    },
+  );
   await waitReady(port, { status: 200, child });
   return { child, port, url: `http://127.0.0.1:${port}` };
 }
