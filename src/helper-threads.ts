@@ -7,8 +7,9 @@
 // answering one. The write buffer's back-pressure keeps the helpers from falling behind
 // for long: once it is full, answers wait for the store and the main thread idles.
 //
-// Measured on one core at 5,000 hits/s (bench/RESULTS.md, "Collection, eighth measurement"):
-// the main thread's loop stalls over 8 ms were mostly other threads holding the core.
+// Measured on one core at 5,000 hits/s, alternating (bench/RESULTS.md, "Collection, eighth
+// measurement"): p99 5.5-9.6 ms niced, 7.0-14.7 not; the threads in the way were mostly
+// V8's garbage-collection helpers.
 
 import fs from "node:fs";
 import os from "node:os";

@@ -198,6 +198,30 @@ describe("write buffer", () => {
     assert.equal(await store.countEvents(10), 21);
   });
 
+  it("leaves out the events of a website deleted while its items were being prepared", async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const buffer = new WriteBuffer<{ websiteId: number; i: number }>(store, {
+      maxEvents: 100_000,
+      intervalMs: 60_000,
+      prepare: async (items) => {
+        await gate;
+        return items.map((item) => sample(item.websiteId, item.i));
+      },
+    });
+    buffer.add({ websiteId: 11, i: 0 });
+    buffer.add({ websiteId: 12, i: 0 });
+    const written = buffer.flush();
+    buffer.discardWebsite(11); // while the write prepares both
+    open();
+    await written;
+    assert.equal(await store.countEvents(11), 0);
+    assert.equal(await store.countEvents(12), 1);
+    await buffer.close();
+  });
+
   it("discards the buffered events of a deleted website only", async () => {
     const buffer = new WriteBuffer(store, { maxEvents: 100_000, intervalMs: 60_000 });
     buffer.add(sample(5, 0));

@@ -31,6 +31,8 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   private waiting: (() => void)[] = [];
   /** Items taken by the running write. */
   private writing = 0;
+  /** Websites deleted while the running write prepared its items: their events are left out. */
+  private discardedWhileWriting = new Set<number>();
   private readonly timer: NodeJS.Timeout;
   private readonly maxEvents: number;
   private readonly maxBacklog: number;
@@ -81,8 +83,13 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     }
   }
 
-  /** Drops buffered items of a website being deleted, so they do not outlive it. */
+  /**
+   * Drops buffered items of a website being deleted, so they do not outlive it: those
+   * waiting, those a failed insert left, and those the running write is still preparing
+   * (an insert already handed to the store runs before the store deletes the website).
+   */
   discardWebsite(websiteId: number): void {
+    if (this.flushing) this.discardedWhileWriting.add(websiteId);
     this.pending = this.pending.filter((item) => item.websiteId !== websiteId);
     this.prepared = this.prepared.filter((event) => event.websiteId !== websiteId);
   }
@@ -103,9 +110,12 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
       try {
         events = items.length > 0 ? await this.prepare(items) : [];
       } catch (error) {
-        this.pending = items.concat(this.pending);
+        const discarded = this.discardedWhileWriting;
+        this.pending = items.filter((item) => !discarded.has(item.websiteId)).concat(this.pending);
         throw error;
       }
+      const discarded = this.discardedWhileWriting;
+      if (discarded.size > 0) events = events.filter((event) => !discarded.has(event.websiteId));
       // Events left by a failed insert go first, in the order they were accepted.
       const batch = this.prepared.length > 0 ? this.prepared.concat(events) : events;
       this.prepared = [];
@@ -118,6 +128,7 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
       }
     } finally {
       this.writing = 0;
+      this.discardedWhileWriting = new Set();
     }
   }
 }
