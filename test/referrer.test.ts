@@ -11,6 +11,7 @@ describe("referrer and language lookups", () => {
       ["https://www.Google.com/search?q=x", "google.com"],
       ["http://news.ycombinator.com./item", "news.ycombinator.com"],
       ["ftp://files.example/", ""],
+      [`https://long.example/${"x".repeat(600)}`, "long.example"],
       ["not a url", ""],
       ["", ""],
       [undefined, ""],

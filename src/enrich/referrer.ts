@@ -4,11 +4,14 @@
 
 /** Inputs remembered per lookup; past it the memory starts over (cheaper than tracking use). */
 const REMEMBERED = 10_000;
+/** Longer inputs are computed each time, so the memory stays small (at most about 5 MB). */
+const REMEMBERED_LENGTH = 512;
 
 function remembered(compute: (input: string) => string): (input: string | undefined) => string {
   const answers = new Map<string, string>();
   return (input) => {
     if (!input) return "";
+    if (input.length > REMEMBERED_LENGTH) return compute(input);
     let answer = answers.get(input);
     if (answer === undefined) {
       answer = compute(input);
