@@ -48,6 +48,8 @@ export interface ContainerOptions {
   clock?: Clock;
   /** Where background failures (a buffer flush) are reported. */
   onBackgroundError?: (error: unknown) => void;
+  /** Told when hits start waiting for the store (the write buffer is full: back-pressure). */
+  onBackPressure?: (buffered: number) => void;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -79,6 +81,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     onError,
     intervalMs: config.flushIntervalMs,
     prepare: (hits) => pipeline.enrich(hits),
+    ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
   const websites = new WebsiteService(metadata.websites, clock, {
     changed: (domain) => directory.invalidate(domain),

@@ -180,11 +180,20 @@ describe("write buffer", () => {
       await store.insert(events);
       stored += events.length;
     };
-    const buffer = new WriteBuffer(gated, { maxEvents: 10, maxBacklog: 20, intervalMs: 60_000 });
+    const told: number[] = [];
+    const buffer = new WriteBuffer(gated, {
+      maxEvents: 10,
+      maxBacklog: 20,
+      intervalMs: 60_000,
+      onBackPressure: (size) => told.push(size),
+    });
     const waits = Array.from({ length: 20 }, (_, i) => buffer.add(sample(10, i)));
     assert.deepEqual(new Set(waits), new Set([undefined]), "no wait up to the backlog");
+    assert.deepEqual(told, []);
     const paused = buffer.add(sample(10, 20));
     assert.ok(paused instanceof Promise, "the 21st item waits");
+    assert.ok(buffer.add(sample(10, 21)) instanceof Promise, "and so does the 22nd");
+    assert.deepEqual(told, [21], "told once, when the waiting began");
     let storedWhenResumed = -1;
     void paused.then(() => {
       storedWhenResumed = stored;
@@ -195,7 +204,7 @@ describe("write buffer", () => {
     await paused;
     assert.equal(storedWhenResumed, 10, "resumed when the running write (10 items) ended");
     await buffer.close();
-    assert.equal(await store.countEvents(10), 21);
+    assert.equal(await store.countEvents(10), 22);
   });
 
   it("leaves out the events of a website deleted while its items were being prepared", async () => {

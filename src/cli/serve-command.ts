@@ -1,6 +1,7 @@
 // `analytics serve`: migrates, listens, and on SIGTERM/SIGINT stops accepting requests,
 // lets the ones in flight finish and closes the stores before exiting.
 
+import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
 import { createContainer } from "../container.js";
 import { deprioritiseHelperThreads } from "../helper-threads.js";
@@ -8,10 +9,25 @@ import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-sock
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
 
+/** At most one back-pressure warning a minute: under sustained load every write would log one. */
+const BACK_PRESSURE_LOG_MS = 60_000;
+
 export async function serveCommand(args: string[]): Promise<number> {
   const config = configFrom(parseCommand(args, { host: { type: "string" }, port: { type: "string" } }));
-  const container = await createContainer(config);
+  // Background work reports to the server's logger, which exists once the app does.
+  let log: FastifyBaseLogger | null = null;
+  let lastBackPressureLog = Number.NEGATIVE_INFINITY;
+  const container = await createContainer(config, {
+    onBackgroundError: (error) =>
+      log ? log.error({ err: error }, "writing buffered hits failed; they are kept") : console.error(error),
+    onBackPressure: (buffered) => {
+      if (!log || Date.now() - lastBackPressureLog < BACK_PRESSURE_LOG_MS) return;
+      lastBackPressureLog = Date.now();
+      log.warn({ buffered }, "the event store is behind: hits are answered as their writes end");
+    },
+  });
   const app = await buildApp(container, { logger: { level: config.logLevel } });
+  log = app.log;
   await app.listen({ host: config.host, port: config.port });
   container.reports?.start(app.log);
   // The embedded store has one writer, this process: commands reach it through a socket.

@@ -18,6 +18,8 @@ export interface WriteBufferOptions<T> {
   onError?: (error: unknown) => void;
   /** Items waiting beyond which add() makes its caller wait for a write to end. */
   maxBacklog?: number;
+  /** Told when callers start waiting (once per episode, with the items not stored yet). */
+  onBackPressure?: (size: number) => void;
   /** Turns buffered items into events; items must be events when it is not given. */
   prepare?: (items: T[]) => Promise<StoredEvent[]>;
 }
@@ -37,6 +39,7 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   private readonly maxEvents: number;
   private readonly maxBacklog: number;
   private readonly onError: (error: unknown) => void;
+  private readonly onBackPressure: (size: number) => void;
   private readonly prepare: (items: T[]) => Promise<StoredEvent[]>;
   private closed = false;
 
@@ -49,6 +52,7 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     this.maxEvents = options.maxEvents ?? 1_000;
     this.maxBacklog = Math.max(this.maxEvents, options.maxBacklog ?? 10 * this.maxEvents);
     this.onError = options.onError ?? (() => undefined);
+    this.onBackPressure = options.onBackPressure ?? (() => undefined);
     this.prepare = options.prepare ?? ((items) => Promise.resolve(items as unknown as StoredEvent[]));
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.intervalMs ?? 1_000);
     this.timer.unref();
@@ -65,6 +69,7 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     this.pending.push(item);
     if (this.pending.length >= this.maxEvents) void this.flush().catch(this.onError);
     if (this.size <= this.maxBacklog) return undefined;
+    if (this.waiting.length === 0) this.onBackPressure(this.size);
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
