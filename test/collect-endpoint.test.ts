@@ -184,7 +184,7 @@ describe("public collection endpoint", () => {
         resolution: "1920x1080",
         language: "fr",
         country: "US:United States",
-        city: event?.city,
+        city: "US:Mountain View",
         continent: "NA:North America",
         event: "",
       },

@@ -32,6 +32,15 @@ function sample(websiteId: number, i: number): StoredEvent {
   };
 }
 
+/** A promise that stays pending until `open()` is called: holds a write at one step. */
+function heldGate(): { gate: Promise<void>; open: () => void } {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { gate, open };
+}
+
 /** The real store, made to fail its next `failures` inserts. */
 class FlakyStore implements EventStore {
   constructor(
@@ -169,10 +178,7 @@ describe("write buffer", () => {
   });
 
   it("makes callers wait for the running write once its backlog is full, and only then", async () => {
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { gate, open } = heldGate();
     let stored = 0;
     const gated = new FlakyStore(store, 0);
     gated.insert = async (events) => {
@@ -208,10 +214,7 @@ describe("write buffer", () => {
   });
 
   it("leaves out the events of a website deleted while its items were being prepared", async () => {
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const { gate, open } = heldGate();
     const buffer = new WriteBuffer<{ websiteId: number; i: number }>(store, {
       maxEvents: 100_000,
       intervalMs: 60_000,

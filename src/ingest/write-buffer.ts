@@ -110,16 +110,15 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     const items = this.pending;
     this.pending = [];
     this.writing = items.length;
+    const discarded = this.discardedWhileWriting; // filled by discardWebsite() while this write runs
     try {
       let events: StoredEvent[];
       try {
         events = items.length > 0 ? await this.prepare(items) : [];
       } catch (error) {
-        const discarded = this.discardedWhileWriting;
         this.pending = items.filter((item) => !discarded.has(item.websiteId)).concat(this.pending);
         throw error;
       }
-      const discarded = this.discardedWhileWriting;
       if (discarded.size > 0) events = events.filter((event) => !discarded.has(event.websiteId));
       // Events left by a failed insert go first, in the order they were accepted.
       const batch = this.prepared.length > 0 ? this.prepared.concat(events) : events;
