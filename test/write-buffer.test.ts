@@ -213,6 +213,28 @@ describe("write buffer", () => {
     assert.equal(await store.countEvents(10), 22);
   });
 
+  it("answers every flush asked for during a write with one write after it", async () => {
+    const { gate, open } = heldGate();
+    const batches: number[] = [];
+    const gated = new FlakyStore(store, 0);
+    gated.insert = async (events) => {
+      await gate;
+      await store.insert(events);
+      batches.push(events.length);
+    };
+    const buffer = new WriteBuffer(gated, { maxEvents: 5, maxBacklog: 1_000, intervalMs: 60_000 });
+    for (let i = 0; i < 5; i++) buffer.add(sample(13, i)); // the fifth starts a write, held
+    // Each add past maxEvents asks for a flush while the write is held, as do these calls.
+    for (let i = 5; i < 40; i++) buffer.add(sample(13, i));
+    const flushes = [buffer.flush(), buffer.flush(), buffer.flush()];
+    assert.equal(new Set(flushes).size, 1, "one write answers them all");
+    open();
+    await Promise.all(flushes);
+    assert.deepEqual(batches, [5, 35], "the running write, then one with everything added meanwhile");
+    assert.equal(await store.countEvents(13), 40);
+    await buffer.close();
+  });
+
   it("leaves out the events of a website deleted while its items were being prepared", async () => {
     const { gate, open } = heldGate();
     const buffer = new WriteBuffer<{ websiteId: number; i: number }>(store, {

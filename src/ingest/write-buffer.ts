@@ -28,7 +28,10 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   private pending: T[] = [];
   /** Events prepared by a flush whose insert failed, written first by the next one. */
   private prepared: StoredEvent[] = [];
+  /** The running write. */
   private flushing: Promise<void> | null = null;
+  /** The write asked for while one runs (see flush()). */
+  private next: Promise<void> | null = null;
   /** Callers of add() waiting for the end of a write (back-pressure). */
   private waiting: (() => void)[] = [];
   /** Items taken by the running write. */
@@ -73,9 +76,27 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Writes the buffered items; resolves when they are stored (or rejects, keeping them). */
-  async flush(): Promise<void> {
+  /**
+   * Writes the buffered items; resolves when they are stored (or rejects, keeping them).
+   * Calls made while a write runs share the one write that follows it, which takes
+   * everything buffered by then: under sustained load every add() past `maxEvents` asks
+   * for a flush, and each waiting on its own piled up by the tens of thousands, all woken
+   * at every write's end.
+   */
+  flush(): Promise<void> {
+    if (this.next) return this.next;
+    if (!this.flushing) return this.writeAll();
+    this.next = this.afterRunningWrite();
+    return this.next;
+  }
+
+  private async afterRunningWrite(): Promise<void> {
     while (this.flushing) await this.flushing.catch(() => undefined);
+    this.next = null; // from here, a flush asked for is one more write, after this one
+    return this.writeAll();
+  }
+
+  private async writeAll(): Promise<void> {
     if (this.size === 0) return;
     this.flushing = this.write();
     try {
