@@ -16,9 +16,8 @@ export class CollectRateLimiter {
     private readonly clock: Clock,
   ) {}
 
-  /** Counts one hit from `ip`; false when the address is over its allowance this minute. */
-  allow(ip: string): boolean {
-    const now = this.clock.now().getTime();
+  /** Counts one hit from `ip` at `now` (ms); false when the address is over its allowance this minute. */
+  allow(ip: string, now = this.clock.now().getTime()): boolean {
     if (now - this.windowStart >= WINDOW_MS || this.counts.size >= MAX_TRACKED) {
       this.counts = new Map();
       this.windowStart = now;

@@ -21,7 +21,9 @@ export function parsePageUrl(raw: string): URL | null {
 
 /** The host a website is registered under: lowercase, no `www.`, no trailing dot. */
 export function websiteHost(url: URL): string {
-  return url.hostname.replace(/\.$/, "").replace(/^www\./, "");
+  let host = url.hostname;
+  if (host.endsWith(".")) host = host.slice(0, -1);
+  return host.startsWith("www.") ? host.slice(4) : host;
 }
 
 export function pageValue(url: URL, website: Pick<TrackedWebsite, "excludedParams" | "stripQuery">): string {
@@ -51,6 +53,7 @@ function keptQuery(search: string, excluded: ReadonlySet<string> | null): string
 
 /** `/caf%C3%A9` reads `/café`; reserved characters such as %2F stay encoded (decodeURI). */
 function readablePath(pathname: string): string {
+  if (!pathname.includes("%")) return pathname; // nothing to decode; decodeURI would still scan and copy it
   try {
     return decodeURI(pathname);
   } catch {
