@@ -235,8 +235,7 @@ export class DuckDbEventStore implements EventStore {
               numbered.map(([text]) => text),
             ]);
           }
-          for (const [code, names] of geoNames(events)) {
-            if (knownCodes.has(code)) continue;
+          for (const [code, names] of newGeoNames(events, knownCodes)) {
             await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
               code,
               names.country,
@@ -553,16 +552,26 @@ function numberPlaces(events: readonly StoredEvent[], places: StringNumbers): Ui
 /** `US:Boston`; `US:` when only the country is known; "" when nothing is. */
 function geoKey(event: StoredEvent): string {
   if (event.country === "") return "";
-  return event.city !== "" ? event.city : `${event.country.split(":", 1)[0]}:`;
+  return event.city !== "" ? event.city : `${countryCode(event.country)}:`;
 }
 
-/** The country and continent values of each country code in the batch, as the pipeline made them. */
-function geoNames(events: readonly StoredEvent[]): Map<string, { country: string; continent: string }> {
+/** `US` of `US:United States`. */
+function countryCode(country: string): string {
+  const colon = country.indexOf(":");
+  return colon < 0 ? country : country.slice(0, colon);
+}
+
+/** The country and continent values of each country code in the batch not `known` yet, as the pipeline made them. */
+function newGeoNames(
+  events: readonly StoredEvent[],
+  known: ReadonlySet<string>,
+): Map<string, { country: string; continent: string }> {
   const names = new Map<string, { country: string; continent: string }>();
   for (const event of events) {
-    if (event.country === "") continue;
-    const code = event.country.split(":", 1)[0] as string;
-    if (!names.has(code)) names.set(code, { country: event.country, continent: event.continent });
+    const country = event.country;
+    if (country === "") continue;
+    const code = countryCode(country);
+    if (!known.has(code) && !names.has(code)) names.set(code, { country, continent: event.continent });
   }
   return names;
 }
