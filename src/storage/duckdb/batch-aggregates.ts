@@ -22,7 +22,7 @@ export interface Delta {
 
 export interface FoldedBatch {
   /** Per event, its visitor number on its day. */
-  visitorNumbers: Uint32Array;
+  visitorNumbers: Uint32Array<ArrayBuffer>;
   /** New hash -> number assignments, to persist for recent days. */
   newIds: { websiteId: number; day: string; hash: bigint; number: number }[];
   deltas: Delta[];
@@ -53,7 +53,7 @@ export function mondayOf(dayNumber: number): number {
 export class BatchFolder {
   // Per (website, day) group, per statistic, value -> count: no string keys to build per hit.
   private readonly groups = new Map<VisitorDay, { websiteId: number; byStat: Map<string, number>[] }>();
-  private readonly visitorNumbers: Uint32Array;
+  private readonly visitorNumbers: Uint32Array<ArrayBuffer>;
   private readonly newIds: FoldedBatch["newIds"] = [];
   private readonly values: string[] = new Array(VISITOR_COLUMNS.length);
 

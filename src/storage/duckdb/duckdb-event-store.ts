@@ -13,16 +13,10 @@ import {
   BIGINT,
   BOOLEAN,
   DATE,
-  type DuckDBAppender,
   type DuckDBConnection,
-  DuckDBDataChunk,
   DuckDBInstance,
-  type DuckDBType,
-  type DuckDBValue,
-  dateValue,
   INTEGER,
   TIMESTAMP_S,
-  timestampSecondsValue,
   UBIGINT,
   UINTEGER,
   UTINYINT,
@@ -48,7 +42,15 @@ import {
   statQuerySql,
   WEEKS_BEFORE_SQL,
 } from "./aggregate-sql.js";
-import { BatchFolder, dayNumberFromString, dayNumberOf, dayString, mondayOf } from "./batch-aggregates.js";
+import {
+  BatchFolder,
+  type Delta,
+  dayNumberFromString,
+  dayNumberOf,
+  dayString,
+  mondayOf,
+} from "./batch-aggregates.js";
+import { appendColumns, CHUNK_ROWS, type Column, int64Column } from "./column-appender.js";
 import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
@@ -78,15 +80,6 @@ const NUMBERED_TYPES = [UINTEGER, VARCHAR];
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, UINTEGER, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
-/**
- * Events folded, or rows handed to DuckDB, per step. Folding and appending run
- * synchronously on the event loop; steps of a few hundred rows with a yield between them
- * keep each pause near a millisecond, so hits arriving during a flush are answered in
- * between (DuckDB's vector size, 2048, is the most one chunk holds).
- */
-const CHUNK_ROWS = 256;
-/** Rows appended between two flushes of the appender: DuckDB's vector size (a multiple of CHUNK_ROWS). */
-const FLUSH_ROWS = 2048;
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
@@ -209,18 +202,19 @@ export class DuckDbEventStore implements EventStore {
         this.day(`${websiteId}:${dayNumber}`),
       );
       for (let index = 0; index < events.length; index++) {
+        // Folding runs on the event loop: a yield as often as the appender's, for the same reason.
         if (index > 0 && index % CHUNK_ROWS === 0) await setImmediatePromise();
         folder.add(events[index] as StoredEvent, index);
       }
       const folded = folder.result();
-      const valueIds = folded.deltas.map((delta) => statValues.numberOf(delta.value));
+      const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
       const newPlaces = places.takeAdded();
       const newValues = statValues.takeAdded();
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
       const added: string[] = [];
       try {
         await this.inTransaction(async () => {
-          await appendRows(
+          await appendColumns(
             await this.writer.createAppender("events"),
             EVENT_TYPES,
             eventColumns(events, folded.visitorNumbers, placeNumbers),
@@ -230,8 +224,8 @@ export class DuckDbEventStore implements EventStore {
             ["stat_values", newValues],
           ] as const) {
             if (numbered.length === 0) continue;
-            await appendRows(await this.writer.createAppender(table), NUMBERED_TYPES, [
-              numbered.map(([, id]) => id),
+            await appendColumns(await this.writer.createAppender(table), NUMBERED_TYPES, [
+              Uint32Array.from(numbered, ([, id]) => id),
               numbered.map(([text]) => text),
             ]);
           }
@@ -245,19 +239,20 @@ export class DuckDbEventStore implements EventStore {
           }
           const ids = folded.newIds.filter((id) => id.day >= recentFrom);
           if (ids.length > 0) {
-            await appendRows(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
-              ids.map((id) => id.websiteId),
-              ids.map((id) => dateValue(dayNumberFromString(id.day))),
-              ids.map((id) => id.hash),
-              ids.map((id) => id.number),
+            await appendColumns(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
+              Int32Array.from(ids, (id) => id.websiteId),
+              Int32Array.from(ids, (id) => dayNumberFromString(id.day)),
+              BigUint64Array.from(ids, (id) => id.hash),
+              Uint32Array.from(ids, (id) => id.number),
             ]);
           }
-          await appendRows(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
-            folded.deltas.map((delta) => delta.websiteId),
-            folded.deltas.map((delta) => delta.statId),
-            folded.deltas.map((delta) => dateValue(dayNumberFromString(delta.day))),
+          const { deltas } = folded;
+          await appendColumns(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
+            Int32Array.from(deltas, (delta) => delta.websiteId),
+            Uint8Array.from(deltas, (delta) => delta.statId),
+            Int32Array.from(deltas, (delta) => dayNumberFromString(delta.day)),
             valueIds,
-            folded.deltas.map((delta) => BigInt(delta.count)),
+            int64Column(deltas.length, (row) => (deltas[row] as Delta).count),
           ]);
         });
       } catch (error) {
@@ -517,30 +512,27 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
+/** The events table's columns, in its order (EVENT_TYPES). */
 function eventColumns(
   events: readonly StoredEvent[],
-  visitors: Uint32Array,
-  places: Uint32Array,
-): DuckDBValue[][] {
-  const columns: DuckDBValue[][] = EVENT_TYPES.map(() => new Array(events.length));
-  events.forEach((event, row) => {
-    (columns[0] as DuckDBValue[])[row] = event.websiteId;
-    (columns[1] as DuckDBValue[])[row] = timestampSecondsValue(BigInt(Math.floor(event.ts.getTime() / 1000)));
-    (columns[2] as DuckDBValue[])[row] = visitors[row] as number;
-    (columns[3] as DuckDBValue[])[row] = EVENT_KIND_CODES[event.kind];
-    (columns[4] as DuckDBValue[])[row] = event.isVisit;
-    STORED_TEXT.forEach((field, i) => {
-      (columns[5 + i] as DuckDBValue[])[row] = event[field];
-    });
-    (columns[5 + STORED_TEXT.length] as DuckDBValue[])[row] = "";
-    (columns[6 + STORED_TEXT.length] as DuckDBValue[])[row] = event.event;
-    (columns[7 + STORED_TEXT.length] as DuckDBValue[])[row] = places[row] as number;
-  });
-  return columns;
+  visitors: Uint32Array<ArrayBuffer>,
+  places: Uint32Array<ArrayBuffer>,
+): Column[] {
+  return [
+    Int32Array.from(events, (event) => event.websiteId),
+    int64Column(events.length, (row) => Math.floor((events[row] as StoredEvent).ts.getTime() / 1000)),
+    visitors,
+    Uint8Array.from(events, (event) => EVENT_KIND_CODES[event.kind]),
+    Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
+    ...STORED_TEXT.map((field) => events.map((event) => event[field])),
+    events.map(() => ""),
+    events.map((event) => event.event),
+    places,
+  ];
 }
 
 /** Each event's place number, numbering new city values; 0 when nothing is known of where it came from. */
-function numberPlaces(events: readonly StoredEvent[], places: StringNumbers): Uint32Array {
+function numberPlaces(events: readonly StoredEvent[], places: StringNumbers): Uint32Array<ArrayBuffer> {
   const numbers = new Uint32Array(events.length);
   events.forEach((event, row) => {
     const geo = geoKey(event);
@@ -574,24 +566,4 @@ function newGeoNames(
     if (!known.has(code) && !names.has(code)) names.set(code, { country, continent: event.continent });
   }
   return names;
-}
-
-/** Appends column-major rows through `appender` in chunks of DuckDB's vector size, then closes it. */
-async function appendRows(
-  appender: DuckDBAppender,
-  types: DuckDBType[],
-  columns: DuckDBValue[][],
-): Promise<void> {
-  const rows = columns[0]?.length ?? 0;
-  for (let start = 0; start < rows; start += CHUNK_ROWS) {
-    if (start > 0) await setImmediatePromise();
-    const end = Math.min(rows, start + CHUNK_ROWS);
-    const chunk = DuckDBDataChunk.create(types, end - start);
-    chunk.setColumns(columns.map((column) => column.slice(start, end)));
-    appender.appendDataChunk(chunk);
-    // Flushing writes the appended rows into the table; per chunk it would cost 2-4 µs a
-    // row more (measured at 1,000 and 50,000 rows a batch), so once per vector.
-    if (end % FLUSH_ROWS === 0) appender.flushSync();
-  }
-  appender.closeSync();
 }
