@@ -53,7 +53,11 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     // Small batches: a flush prepares, folds and appends on the event loop, so its pause
     // grows with the batch; under load several short flushes a second keep latency even.
     this.maxEvents = options.maxEvents ?? 1_000;
-    this.maxBacklog = Math.max(this.maxEvents, options.maxBacklog ?? 10 * this.maxEvents);
+    // Two batches' worth: hits waiting in memory are copied by every young-generation
+    // collection until they are promoted, and are lost if the process dies; under more load
+    // than the store takes, a backlog of 2,000 against 10,000 gave 5 % more hits a second
+    // (closed loop on one core, 4 rounds each) and the same latency at 5,000 a second.
+    this.maxBacklog = Math.max(this.maxEvents, options.maxBacklog ?? 2 * this.maxEvents);
     this.onError = options.onError ?? (() => undefined);
     this.onBackPressure = options.onBackPressure ?? (() => undefined);
     this.prepare = options.prepare ?? ((items) => Promise.resolve(items as unknown as StoredEvent[]));
