@@ -8,7 +8,7 @@ import type { Clock } from "../clock.js";
 import { FieldErrorCollector } from "../errors.js";
 import type { EventStore, WebsiteRepository } from "../storage/ports.js";
 import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
-import { parsePageUrl } from "./page-url.js";
+import { type PageUrl, parsePageUrl } from "./page-url.js";
 import type { IngestPipeline, ScreenedHit } from "./pipeline.js";
 import type { SaltScope } from "./visitor-hasher.js";
 import { type TrackedWebsite, trackedWebsite } from "./website-directory.js";
@@ -85,9 +85,9 @@ export class EventImporter {
    * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax.
    * Returns the page URLs it parsed, so screening does not parse them again.
    */
-  private validate(events: readonly ImportEvent[], owned: Map<number, TrackedWebsite>): (URL | null)[] {
+  private validate(events: readonly ImportEvent[], owned: Map<number, TrackedWebsite>): (PageUrl | null)[] {
     const errors = new FieldErrorCollector();
-    const urls = new Array<URL | null>(events.length);
+    const urls = new Array<PageUrl | null>(events.length);
     const latest = this.clock.now().getTime() + FUTURE_TOLERANCE_MS;
     events.forEach((event, index) => {
       const field = (name: string) => `events.${index}.${name}`;
