@@ -1,6 +1,7 @@
 // The page URL of a hit: its host (which names the website), the `page` value (path and
 // query after the website's excluded parameters, no fragment) and the campaign.
 
+import { remembered } from "../enrich/remembered.js";
 import type { TrackedWebsite } from "./website-directory.js";
 
 export const MAX_PAGE_LENGTH = 2048;
@@ -14,25 +15,11 @@ export interface PageUrl {
 }
 
 /**
- * Page URLs remembered by their text: a site's hits come from a few thousand pages, and a
- * Map lookup costs a tenth of parsing the URL again. Longer texts are parsed each time, so
- * the memory stays small (at most about 6 MB); past the count it starts over.
+ * The URL of a tracked page, or null when it is not an absolute http(s) URL with a host.
+ * Remembered by its text (remembered.ts): a site's hits come from a few thousand pages, and
+ * parsing one costs about a microsecond. The answer is shared, hence frozen.
  */
-const REMEMBERED_PAGES = 10_000;
-const REMEMBERED_LENGTH = 512;
-const rememberedPages = new Map<string, PageUrl | null>();
-
-/** The URL of a tracked page, or null when it is not an absolute http(s) URL with a host. */
-export function parsePageUrl(raw: string): PageUrl | null {
-  if (raw.length > REMEMBERED_LENGTH) return parse(raw);
-  let url = rememberedPages.get(raw);
-  if (url === undefined) {
-    url = parse(raw);
-    if (rememberedPages.size >= REMEMBERED_PAGES) rememberedPages.clear();
-    rememberedPages.set(raw, url);
-  }
-  return url;
-}
+export const parsePageUrl = remembered(parse);
 
 function parse(raw: string): PageUrl | null {
   if (raw.length > 8192) return null;
