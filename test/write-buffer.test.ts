@@ -235,6 +235,30 @@ describe("write buffer", () => {
     await buffer.close();
   });
 
+  it("reports a failed write once, however many hits asked for it", async () => {
+    const { gate, open } = heldGate();
+    const flaky = new FlakyStore(store, 2);
+    const insert = flaky.insert.bind(flaky);
+    flaky.insert = async (events) => {
+      await gate;
+      return insert(events);
+    };
+    const errors: unknown[] = [];
+    const buffer = new WriteBuffer(flaky, {
+      maxEvents: 2,
+      maxBacklog: 1_000,
+      intervalMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
+    for (let i = 0; i < 2; i++) buffer.add(sample(14, i)); // starts a write, held
+    for (let i = 2; i < 12; i++) buffer.add(sample(14, i)); // each past maxEvents: one write queued
+    open();
+    await assert.rejects(buffer.flush(), /disk unavailable/); // the queued write fails too
+    assert.equal(errors.length, 2, "the running write's failure and the queued one's");
+    await buffer.close();
+    assert.equal(await store.countEvents(14), 12, "nothing lost");
+  });
+
   it("leaves out the events of a website deleted while its items were being prepared", async () => {
     const { gate, open } = heldGate();
     const buffer = new WriteBuffer<{ websiteId: number; i: number }>(store, {

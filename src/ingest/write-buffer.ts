@@ -74,7 +74,8 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   add(item: T): Promise<void> | undefined {
     if (this.closed) throw new Error("write buffer is closed");
     this.pending.push(item);
-    if (this.pending.length >= this.maxEvents) void this.flush().catch(this.onError);
+    // Once a write is queued it takes this item too; asking again would only report its failure twice.
+    if (this.pending.length >= this.maxEvents && !this.next) void this.flush().catch(this.onError);
     if (this.size <= this.maxBacklog) return undefined;
     if (this.waiting.length === 0) this.onBackPressure(this.size);
     return new Promise((resolve) => this.waiting.push(resolve));
