@@ -177,15 +177,23 @@ describe("write buffer", () => {
     assert.equal(await store.countEvents(9), 2);
   });
 
+  /** The real store, each insert held until `gate` opens, then told to `stored`. */
+  function heldStore(gate: Promise<void>, stored: (events: readonly StoredEvent[]) => void): EventStore {
+    const held = new FlakyStore(store, 0);
+    held.insert = async (events) => {
+      await gate;
+      await store.insert(events);
+      stored(events);
+    };
+    return held;
+  }
+
   it("makes callers wait for the running write once its backlog is full, and only then", async () => {
     const { gate, open } = heldGate();
     let stored = 0;
-    const gated = new FlakyStore(store, 0);
-    gated.insert = async (events) => {
-      await gate;
-      await store.insert(events);
+    const gated = heldStore(gate, (events) => {
       stored += events.length;
-    };
+    });
     const told: number[] = [];
     const buffer = new WriteBuffer(gated, {
       maxEvents: 10,
@@ -216,12 +224,7 @@ describe("write buffer", () => {
   it("answers every flush asked for during a write with one write after it", async () => {
     const { gate, open } = heldGate();
     const batches: number[] = [];
-    const gated = new FlakyStore(store, 0);
-    gated.insert = async (events) => {
-      await gate;
-      await store.insert(events);
-      batches.push(events.length);
-    };
+    const gated = heldStore(gate, (events) => batches.push(events.length));
     const buffer = new WriteBuffer(gated, { maxEvents: 5, maxBacklog: 1_000, intervalMs: 60_000 });
     for (let i = 0; i < 5; i++) buffer.add(sample(13, i)); // the fifth starts a write, held
     // Each add past maxEvents asks for a flush while the write is held, as do these calls.

@@ -43,7 +43,7 @@ export class EventImporter {
 
   async import(userId: number, events: readonly ImportEvent[]): Promise<ImportResult> {
     const owned = await this.ownedWebsites(userId, events);
-    const urls = this.validate(events, owned);
+    const { urls, times } = this.validate(events, owned);
     const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
       DropReason,
       number
@@ -59,7 +59,7 @@ export class EventImporter {
           ip: event.ip ?? "",
           userAgent: event.userAgent ?? "",
           acceptLanguage: event.acceptLanguage ?? "",
-          ts: new Date(event.ts),
+          ts: new Date(times[index] as number),
         },
         owned.get(event.websiteId) as TrackedWebsite,
         urls[index],
@@ -83,11 +83,15 @@ export class EventImporter {
 
   /**
    * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax.
-   * Returns the page URLs it parsed, so screening does not parse them again.
+   * Returns the page URLs and instants (ms) it parsed, so screening does not parse them again.
    */
-  private validate(events: readonly ImportEvent[], owned: Map<number, TrackedWebsite>): (PageUrl | null)[] {
+  private validate(
+    events: readonly ImportEvent[],
+    owned: Map<number, TrackedWebsite>,
+  ): { urls: (PageUrl | null)[]; times: Float64Array } {
     const errors = new FieldErrorCollector();
     const urls = new Array<PageUrl | null>(events.length);
+    const times = new Float64Array(events.length);
     const latest = this.clock.now().getTime() + FUTURE_TOLERANCE_MS;
     events.forEach((event, index) => {
       const field = (name: string) => `events.${index}.${name}`;
@@ -95,6 +99,7 @@ export class EventImporter {
         errors.add(field("website_id"), "The website id does not name one of your websites.");
       }
       const ts = Date.parse(event.ts);
+      times[index] = ts;
       if (Number.isNaN(ts)) errors.add(field("ts"), "The ts must be an ISO-8601 date and time.");
       else if (ts > latest) errors.add(field("ts"), "The ts must not be in the future.");
       urls[index] = parsePageUrl(event.page);
@@ -107,6 +112,6 @@ export class EventImporter {
       }
     });
     errors.throwIfAny();
-    return urls;
+    return { urls, times };
   }
 }
