@@ -8,7 +8,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
-import { addRuleKeyword } from "./api/rule-keyword.js";
+import { AJV_OPTIONS } from "./api/import-body.js";
 import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
@@ -48,7 +48,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     return503OnClosing: true,
     // One log line per request would drown the logs of a collection endpoint.
     logController: new LogController({ disableRequestLogging: true }),
-    ajv: { customOptions: { allErrors: true }, plugins: [addRuleKeyword] },
+    ajv: AJV_OPTIONS,
   });
 
   app.decorateRequest("user", null);

@@ -19,6 +19,7 @@ export interface Config {
   readonly clickhouseCluster: string | null;
   readonly flushIntervalMs: number;
   readonly helperNiceness: number;
+  readonly importThreads: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly reportPeriod: ReportPeriodKind;
@@ -244,6 +245,13 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: integerIn(0, 19),
     description:
       "Linux: niceness added to every thread of `serve` but the one answering requests (the event store's writes, the runtime's garbage collection), so hits are answered first when cores are busy; `0` leaves them alone.",
+  },
+  importThreads: {
+    env: "ANALYTICS_IMPORT_THREADS",
+    default: "1",
+    parse: integerIn(1, 16),
+    description:
+      "Threads that read, check and enrich the bodies of `POST /api/v1/events` beside the one answering requests (started on the first import); more let concurrent imports use more cores.",
   },
   smtpUrl: {
     env: "ANALYTICS_SMTP_URL",

@@ -9,6 +9,7 @@ import { bundledGeoDatabases, type GeoLookup, MmdbGeoLookup } from "./enrich/geo
 import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { EventImporter } from "./ingest/event-importer.js";
+import { ImportThreads } from "./ingest/import-threads.js";
 import { IngestPipeline, type ScreenedHit } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
@@ -67,16 +68,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     throw error;
   }
   const eventStore = events;
-  const geo = new MmdbGeoLookup(
-    config.geoipDb ? { ipv4: config.geoipDb, ipv6: config.geoipDb } : bundledGeoDatabases(),
-  );
+  const geoFiles = config.geoipDb ? { ipv4: config.geoipDb, ipv6: config.geoipDb } : bundledGeoDatabases();
+  const geo = new MmdbGeoLookup(geoFiles);
   const directory = new WebsiteDirectory(metadata.websites, clock);
-  const pipeline = new IngestPipeline({
-    directory,
-    userAgents: new UserAgentClassifier(),
-    geo,
-    visitors: new VisitorHasher(metadata.salts, clock),
-  });
+  const visitors = new VisitorHasher(metadata.salts, clock);
+  const pipeline = new IngestPipeline({ directory, userAgents: new UserAgentClassifier(), geo, visitors });
+  const importThreads = new ImportThreads(config.importThreads, { geoFiles });
   const buffer = new WriteBuffer<ScreenedHit>(eventStore, {
     onError,
     intervalMs: config.flushIntervalMs,
@@ -107,7 +104,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     websites,
     pipeline,
     buffer,
-    importer: new EventImporter(metadata.websites, pipeline, eventStore, clock),
+    importer: new EventImporter(metadata.websites, visitors, importThreads, eventStore, clock),
     stats: new StatsService(metadata.websites, eventStore),
     collect: new CollectEndpoint(
       pipeline,
@@ -129,6 +126,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         await reports?.close();
         await buffer.close();
       } finally {
+        await importThreads.close();
         await eventStore.close();
         await metadata.close();
       }

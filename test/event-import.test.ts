@@ -129,6 +129,55 @@ describe("events API", () => {
     assert.equal(noKey.statusCode, 401);
   });
 
+  it("reads its body as every other route reads theirs", async () => {
+    const raw = (url: string, payload: string, contentType = "application/json") =>
+      t.app.inject({
+        method: "POST",
+        url,
+        headers: { authorization: `Bearer ${key}`, "content-type": contentType },
+        payload,
+      });
+    // Not JSON, empty, or poisoned: the framework's own 400 on a JSON route it reads itself.
+    for (const payload of ['{"events": [', "", '{"__proto__": {"admin": true}, "events": []}']) {
+      const framework = await raw("/api/v1/websites", payload);
+      const response = await raw("/api/v1/events", payload);
+      assert.equal(framework.statusCode, 400, payload);
+      assert.equal(response.statusCode, 400, payload);
+      assert.deepEqual(response.json(), framework.json(), payload);
+    }
+    // Another content type is read by its own parser and checked all the same.
+    const text = await raw("/api/v1/events", "hello", "text/plain");
+    assert.equal(text.statusCode, 422);
+    assert.deepEqual(text.json().message, { body: ["The body must be an object."] });
+  });
+
+  it("hashes today's visitors as the collection endpoint does", async () => {
+    const userAgent = "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0";
+    const collected = await t.app.inject({
+      method: "POST",
+      url: "/api/event",
+      remoteAddress: "81.2.69.142",
+      headers: { "content-type": "application/json", "user-agent": userAgent },
+      payload: JSON.stringify({ page: "https://import.example/same-visitor" }),
+    });
+    assert.equal(collected.statusCode, 202);
+    await t.container.buffer.flush();
+    const imported = await post([
+      event({
+        ts: clock.now().toISOString(),
+        page: "https://import.example/same-visitor",
+        ip: "81.2.69.142",
+        user_agent: userAgent,
+      }),
+    ]);
+    assert.equal(imported.statusCode, 202);
+    const visitors = (await t.container.events.listEvents(websiteId))
+      .filter((stored) => stored.page === "/same-visitor")
+      .map((stored) => stored.visitor);
+    assert.equal(visitors.length, 2);
+    assert.equal(visitors[0], visitors[1]);
+  });
+
   it("accepts 10,000 events in one request", async () => {
     const before = await t.container.events.countEvents(websiteId);
     const batch = Array.from({ length: 10_000 }, (_, i) =>

@@ -1,42 +1,19 @@
 // POST /api/v1/events: server-side tracking and imports, up to 10,000 events a request,
-// all or nothing, durable once answered.
+// all or nothing, durable once answered. The body is read on an import thread (see
+// event-importer.ts), so this route takes JSON bodies as bytes; its schema documents the
+// body and is checked there, with the same options and errors as every other route's.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import { errorCodes, type FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { EventImporter } from "../ingest/event-importer.js";
-import { MAX_IMPORT_EVENTS } from "../ingest/event-importer.js";
 import { DROP_REASONS } from "../ingest/hit.js";
+import { ImportBodyError } from "../ingest/import-threads.js";
 import { currentUser } from "./authenticate.js";
+import { ImportBody, type ImportBodyProblem } from "./import-body.js";
 import { COMMON_ERRORS, ValidationErrorBody } from "./schema-types.js";
 
 export const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
-
-const ImportedEvent = Type.Object({
-  website_id: Type.Integer({ minimum: 1, description: "One of your websites." }),
-  ts: Type.String({ format: "date-time", description: "When it happened, ISO-8601 with a time zone." }),
-  page: Type.String({ maxLength: 8192, description: "Absolute URL of the page." }),
-  referrer: Type.Optional(Type.String({ maxLength: 8192 })),
-  screen_resolution: Type.Optional(Type.String({ maxLength: 32, description: "WIDTHxHEIGHT." })),
-  ip: Type.Optional(
-    Type.String({ maxLength: 64, description: "The visitor's IP address (used, never stored)." }),
-  ),
-  user_agent: Type.Optional(
-    Type.String({ maxLength: 2048, description: "The visitor's user agent (used, never stored)." }),
-  ),
-  accept_language: Type.Optional(Type.String({ maxLength: 512 })),
-  event: Type.Optional(
-    Type.Object({
-      name: Type.String({ minLength: 1, maxLength: 255 }),
-      value: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Number()])),
-      unit: Type.Optional(Type.String({ maxLength: 64 })),
-    }),
-  ),
-});
-
-const ImportBody = Type.Object({
-  events: Type.Array(ImportedEvent, { minItems: 1, maxItems: MAX_IMPORT_EVENTS }),
-});
 
 const ImportAnswer = Type.Object({
   accepted: Type.Integer({ description: "Events stored." }),
@@ -45,11 +22,18 @@ const ImportAnswer = Type.Object({
 });
 
 export async function eventRoutes(scope: FastifyInstance, options: { importer: EventImporter }) {
+  scope.removeContentTypeParser("application/json");
+  scope.addContentTypeParser(
+    "application/json",
+    { parseAs: "buffer", bodyLimit: IMPORT_BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.post(
     "/events",
     {
       bodyLimit: IMPORT_BODY_LIMIT,
+      validatorCompiler: () => () => true, // checked on the import thread (import-body.ts)
       schema: {
         tags: ["Events"],
         security: [{ bearerAuth: [] }],
@@ -59,21 +43,31 @@ export async function eventRoutes(scope: FastifyInstance, options: { importer: E
       },
     },
     async (request, reply) => {
-      const result = await options.importer.import(
-        currentUser(request).id,
-        request.body.events.map((event) => ({
-          websiteId: event.website_id,
-          ts: event.ts,
-          page: event.page,
-          referrer: event.referrer,
-          screenResolution: event.screen_resolution,
-          ip: event.ip,
-          userAgent: event.user_agent,
-          acceptLanguage: event.accept_language,
-          event: event.event,
-        })),
-      );
-      return reply.code(202).send({ ...result, status: 202 as const });
+      const raw: unknown = request.body;
+      // Other content types (a form, plain text) were parsed as usual: checked as JSON all the same.
+      const body = Buffer.isBuffer(raw) ? raw : Buffer.from(JSON.stringify(raw ?? null));
+      try {
+        const result = await options.importer.importBody(currentUser(request).id, body);
+        return reply.code(202).send({ ...result, status: 202 as const });
+      } catch (error) {
+        if (error instanceof ImportBodyError) throw asFrameworkError(error.problem);
+        throw error;
+      }
     },
   );
+}
+
+/** The error the framework raises for the same body read by its own parser and validator. */
+function asFrameworkError(problem: ImportBodyProblem): Error {
+  switch (problem.kind) {
+    case "empty":
+      return new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
+    case "not_json":
+      return new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+    case "schema":
+      return Object.assign(new Error("body is invalid"), {
+        validation: problem.validation,
+        validationContext: "body",
+      });
+  }
 }

@@ -27,7 +27,8 @@ const RESOLUTION = /^(\d{1,5})x(\d{1,5})$/;
 const STEP_HITS = 256;
 
 export interface PipelineParts {
-  directory: WebsiteDirectory;
+  /** Page hosts to websites (only public hits are resolved by host). */
+  directory: Pick<WebsiteDirectory, "cached" | "byHost">;
   userAgents: UserAgentClassifier;
   geo: GeoLookup;
   visitors: VisitorHasher;

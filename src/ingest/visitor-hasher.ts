@@ -68,6 +68,20 @@ export class VisitorHasher {
     return typeof salt === "string" ? hashVisitor(salt, websiteId, ip, userAgent) : undefined;
   }
 
+  /**
+   * Today's and yesterday's salts, by UTC day (YYYY-MM-DD), loaded or created: what an
+   * import thread hashes the events of those days with, so every thread agrees.
+   */
+  keptSalts(): Promise<[string, Salt][]> {
+    const todayNumber = Math.floor(this.clock.now().getTime() / DAY_MS);
+    return Promise.all(
+      [todayNumber - 1, todayNumber].map(async (dayNumber): Promise<[string, Salt]> => {
+        const salt = this.loaded.get(dayNumber) ?? (await this.storedSalt(dayNumber, todayNumber - 1));
+        return [utcDay(new Date(dayNumber * DAY_MS)), salt];
+      }),
+    );
+  }
+
   private saltFor(ts: Date, scope: SaltScope | undefined): Promise<Salt> | Salt {
     const dayNumber = Math.floor(ts.getTime() / DAY_MS);
     const todayNumber = Math.floor(this.clock.now().getTime() / DAY_MS);

@@ -1,0 +1,96 @@
+// An import thread (see import-threads.ts): reads bodies of POST /api/v1/events (JSON and
+// schema, as the framework would), then, given the caller's websites and the day salts the
+// requesting thread looked up, checks, screens and enriches their events and sends them
+// back as columns. It keeps its own user-agent, geolocation and page caches; it opens no
+// store. Requests are handled one at a time, each against the clock of its own request.
+
+import { parentPort, workerData } from "node:worker_threads";
+import { importBodyReader } from "../api/import-body.js";
+import type { Clock } from "../clock.js";
+import { MmdbGeoLookup } from "../enrich/geo.js";
+import { UserAgentClassifier } from "../enrich/user-agent.js";
+import { ValidationError } from "../errors.js";
+import { toColumns } from "./event-columns.js";
+import { type ImportEvent, ImportPreparer } from "./event-importer.js";
+import type { ImportReply, ImportRequest, ImportWorkerData } from "./import-threads.js";
+import { IngestPipeline } from "./pipeline.js";
+import { VisitorHasher } from "./visitor-hasher.js";
+import { type TrackedWebsite, trackedWebsite } from "./website-directory.js";
+
+const port = parentPort;
+if (!port) throw new Error("import-worker.ts runs as a worker thread");
+const data = workerData as ImportWorkerData;
+
+/** The requesting thread's clock at the request being prepared. */
+let now = new Date();
+const clock: Clock = { now: () => new Date(now) };
+/** Today's and yesterday's salts by day, as last sent: the only days with stored salts. */
+const salts = new Map<string, string>();
+
+const preparer = new ImportPreparer(
+  new IngestPipeline({
+    // Imports name their websites; this thread resolves no hosts.
+    directory: { cached: () => null, byHost: async () => null },
+    userAgents: new UserAgentClassifier(),
+    geo: new MmdbGeoLookup(data.geoFiles),
+    visitors: new VisitorHasher(
+      {
+        getOrCreate: async (day) => {
+          const salt = salts.get(day);
+          if (salt === undefined) throw new Error(`no salt was sent for ${day}`);
+          return salt;
+        },
+        deleteBefore: async () => 0,
+      },
+      clock,
+    ),
+  }),
+);
+const readBody = importBodyReader();
+/** Events of bodies read and not prepared or forgotten yet, by request. */
+const jobs = new Map<number, ImportEvent[]>();
+
+async function handle(request: ImportRequest): Promise<void> {
+  const reply = (message: ImportReply, transfer: ArrayBuffer[] = []) => port?.postMessage(message, transfer);
+  const { id } = request;
+  switch (request.type) {
+    case "read": {
+      const read = readBody(request.body);
+      if ("problem" in read) return reply({ type: "problem", id, problem: read.problem });
+      jobs.set(id, read.events);
+      return reply({ type: "read", id, websiteIds: [...new Set(read.events.map((e) => e.websiteId))] });
+    }
+    case "prepare": {
+      const events = jobs.get(id);
+      jobs.delete(id);
+      if (!events) return reply({ type: "failed", id, message: "no such import" });
+      now = new Date(request.now);
+      salts.clear();
+      for (const [day, salt] of request.salts) salts.set(day, salt);
+      const owned = new Map<number, TrackedWebsite>(
+        request.websites.map((record) => [record.id, trackedWebsite(record)]),
+      );
+      try {
+        const prepared = await preparer.prepare(events, owned, now);
+        const { columns, transfer } = toColumns(prepared.events);
+        return reply({ type: "prepared", id, columns, dropped: prepared.dropped }, transfer);
+      } catch (error) {
+        if (error instanceof ValidationError) return reply({ type: "invalid", id, fields: error.fields });
+        return reply({ type: "failed", id, message: (error as Error).message });
+      }
+    }
+    case "forget":
+      jobs.delete(id);
+      return;
+  }
+}
+
+let queue = Promise.resolve();
+port.on("message", (request: ImportRequest) => {
+  queue = queue
+    .then(() => handle(request))
+    .catch((error: unknown) => {
+      jobs.delete(request.id);
+      port.postMessage({ type: "failed", id: request.id, message: String(error) } satisfies ImportReply);
+    });
+});

@@ -1,0 +1,52 @@
+// Events moved between threads as columns (event-columns.ts) come back exactly as they went.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { fromColumns, toColumns } from "../src/ingest/event-columns.js";
+import { EVENT_TEXT_FIELDS, type StoredEvent } from "../src/storage/ports.js";
+
+const base: StoredEvent = {
+  websiteId: 7,
+  ts: new Date("2026-05-09T23:59:59.123Z"),
+  visitor: 18_446_744_073_709_551_615n,
+  kind: "pageview",
+  isVisit: true,
+  page: "/docs",
+  referrer: "news.ycombinator.com",
+  campaign: "launch",
+  browser: "Firefox",
+  os: "Linux",
+  device: "desktop",
+  resolution: "1920x1080",
+  language: "fr",
+  country: "CH:Switzerland",
+  city: "CH:Zürich",
+  continent: "EU:Europe",
+  event: "",
+};
+
+describe("event columns", () => {
+  it("round-trips every field of every event, in order", () => {
+    const events: StoredEvent[] = [
+      base,
+      { ...base, websiteId: 8, visitor: 1n, kind: "event", isVisit: false, event: "Download:3:files" },
+      { ...base, ts: new Date(0), page: "/", referrer: "", campaign: "", city: "" },
+      { ...base, page: "/docs", language: "日本語", browser: "Firefox" },
+    ];
+    const { columns, transfer } = toColumns(events);
+    assert.deepEqual(fromColumns(structuredClone(columns, { transfer })), events);
+    // Each distinct text is kept once.
+    assert.deepEqual(columns.texts[EVENT_TEXT_FIELDS.indexOf("page")]?.values, ["/docs", "/"]);
+  });
+
+  it("reads back each text field as itself (the decoder follows EVENT_TEXT_FIELDS)", () => {
+    const distinct = Object.fromEntries(EVENT_TEXT_FIELDS.map((field) => [field, `${field}-value`]));
+    const event = { ...base, ...distinct } as StoredEvent;
+    const [back] = fromColumns(toColumns([event]).columns);
+    for (const field of EVENT_TEXT_FIELDS) assert.equal(back?.[field], `${field}-value`, field);
+  });
+
+  it("handles an empty batch", () => {
+    assert.deepEqual(fromColumns(toColumns([]).columns), []);
+  });
+});
