@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { continents, countries } from "countries-list";
 import maxmind, { type Reader, type Response } from "maxmind";
+import { RecentMap } from "./recent-map.js";
 
 export interface GeoLocation {
   country: string;
@@ -41,20 +42,22 @@ export function bundledGeoDatabases(): { ipv4: string; ipv6: string } {
 }
 
 /** Addresses whose answer is kept in memory (never stored): a visitor sends several hits. */
-const RECENT_ADDRESSES = 50_000;
+const RECENT_ADDRESSES = 100_000; // at least the 50,000 used last (recent-map.ts)
 
 export class MmdbGeoLookup implements GeoLookup {
   private readonly readers = new Map<string, Promise<Reader<Response>>>();
   /** The readers already open, so a lookup needs no await. */
   private readonly open = new Map<string, Reader<Response>>();
-  /** Answers by address, oldest first: a tree walk and a decode cost more than a Map lookup. */
-  private readonly recent = new Map<string, GeoLocation>();
+  /** Answers by address: a tree walk and a decode cost more than a Map lookup. */
+  private readonly recent: RecentMap<string, GeoLocation>;
 
   /** `files.ipv4` and `files.ipv6` may name the same file (a MaxMind City database holds both). */
   constructor(
     private readonly files: { ipv4: string; ipv6: string },
-    private readonly maxRecent = RECENT_ADDRESSES,
-  ) {}
+    maxRecent = RECENT_ADDRESSES,
+  ) {
+    this.recent = new RecentMap(maxRecent);
+  }
 
   async lookup(ip: string): Promise<GeoLocation> {
     const now = this.lookupNow(ip);
@@ -74,7 +77,6 @@ export class MmdbGeoLookup implements GeoLookup {
     const reader = this.open.get(this.fileFor(ip));
     if (!reader) return undefined;
     const location = find(reader, ip);
-    if (this.recent.size >= this.maxRecent) this.recent.delete(this.recent.keys().next().value as string);
     this.recent.set(ip, location);
     return location;
   }

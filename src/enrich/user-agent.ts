@@ -6,6 +6,7 @@
 
 import { UAParser } from "ua-parser-js";
 import { isBot } from "./bot-filter.js";
+import { RecentMap } from "./recent-map.js";
 
 export interface UserAgentInfo {
   browser: string;
@@ -89,12 +90,14 @@ const SAFARI_OSES = new Set(["macOS", "iOS", "Windows", ""]);
 
 // The parser reads only this many characters, so longer keys would waste cache memory.
 const MAX_USER_AGENT_LENGTH = 500;
-const CACHE_SIZE = 10_000;
+const CACHE_SIZE = 20_000; // at least the 10,000 used last (recent-map.ts)
 
 export class UserAgentClassifier {
-  private readonly cache = new Map<string, UserAgentInfo>();
+  private readonly cache: RecentMap<string, UserAgentInfo>;
 
-  constructor(private readonly maxEntries = CACHE_SIZE) {}
+  constructor(maxEntries = CACHE_SIZE) {
+    this.cache = new RecentMap(maxEntries);
+  }
 
   get size(): number {
     return this.cache.size;
@@ -105,9 +108,7 @@ export class UserAgentClassifier {
     const cached = this.cache.get(key);
     if (cached) return cached;
     const info = classifyUserAgent(key);
-    // Evict the oldest entry: the hot set stays cached and memory stays bounded.
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(key, info);
+    this.cache.set(key, info); // the agents in use stay cached, memory stays bounded
     return info;
   }
 }
