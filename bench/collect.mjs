@@ -465,6 +465,8 @@ async function phaseOpenAndImport() {
           String(num("import-days")),
           "--seed",
           String(importSeed++),
+          // Every body built before the clock starts: the generator's JSON work is not the server's.
+          "--prebuild",
         ],
         onStart,
       ),
