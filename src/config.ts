@@ -237,7 +237,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "1000",
     parse: integerIn(10, 3_600_000),
     description:
-      "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 1,000 are waiting, and on shutdown).",
+      "How often buffered hits of `/api/event` are written to the event store, in milliseconds (also when 4,000 are waiting, and on shutdown).",
   },
   helperNiceness: {
     env: "ANALYTICS_HELPER_NICENESS",
