@@ -73,7 +73,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const directory = new WebsiteDirectory(metadata.websites, clock);
   const visitors = new VisitorHasher(metadata.salts, clock);
   const pipeline = new IngestPipeline({ directory, userAgents: new UserAgentClassifier(), geo, visitors });
-  const importThreads = new ImportThreads(config.importThreads, { geoFiles });
+  const importThreads = new ImportThreads(config.importThreads, {
+    files: geoFiles,
+    databases: () => geo.databases(),
+  });
   const buffer = new WriteBuffer<ScreenedHit>(eventStore, {
     onError,
     intervalMs: config.flushIntervalMs,

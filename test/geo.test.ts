@@ -1,5 +1,6 @@
 // Geolocation against the bundled DB-IP databases: real lookups in the contract's
-// `CODE:Name` forms, addresses with no answer, and the bounded cache of recent answers.
+// `CODE:Name` forms, addresses with no answer, the bounded cache of recent answers, and
+// databases shared with another thread.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -33,4 +34,22 @@ test("answers stay the same when the cache of recent addresses is full and evict
   for (const address of new Set(addresses)) expected.set(address, await fresh.lookup(address));
   for (const address of addresses) assert.deepEqual(await tiny.lookup(address), expected.get(address));
   assert.notDeepEqual(expected.get("8.8.8.8"), expected.get("81.2.69.142"));
+});
+
+test("a lookup given another's databases answers from the same memory, without reading the files", async () => {
+  const first = new MmdbGeoLookup(bundledGeoDatabases());
+  const databases = await first.databases();
+  assert.equal(databases.size, 2);
+  for (const bytes of databases.values()) assert.ok(bytes instanceof SharedArrayBuffer);
+  // Paths that do not exist: only the shared bytes can answer.
+  const files = { ipv4: "/nonexistent/ipv4.mmdb", ipv6: "/nonexistent/ipv6.mmdb" };
+  const shared = new Map([
+    [files.ipv4, databases.get(bundledGeoDatabases().ipv4) as SharedArrayBuffer],
+    [files.ipv6, databases.get(bundledGeoDatabases().ipv6) as SharedArrayBuffer],
+  ]);
+  const second = new MmdbGeoLookup(files, undefined, shared);
+  assert.deepEqual(await second.lookup("8.8.8.8"), await first.lookup("8.8.8.8"));
+  assert.equal((await second.databases()).get(files.ipv4), shared.get(files.ipv4));
+  // Without them the same paths are unknown.
+  assert.deepEqual(await new MmdbGeoLookup(files).lookup("8.8.8.8"), UNKNOWN_LOCATION);
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { Worker } from "node:worker_threads";
-import { bundledGeoDatabases } from "../src/enrich/geo.js";
+import { bundledGeoDatabases, MmdbGeoLookup } from "../src/enrich/geo.js";
 import { fromColumns } from "../src/ingest/event-columns.js";
 import { ImportBodyError, ImportThreads } from "../src/ingest/import-threads.js";
 import type { WebsiteRecord } from "../src/storage/ports.js";
@@ -38,7 +38,9 @@ const pageview = {
 };
 
 describe("import threads", () => {
-  const threads = new ImportThreads(1, { geoFiles: bundledGeoDatabases() });
+  // The geolocation files read once, here, and shared with the thread.
+  const geo = new MmdbGeoLookup(bundledGeoDatabases());
+  const threads = new ImportThreads(1, { files: bundledGeoDatabases(), databases: () => geo.databases() });
   after(() => threads.close());
 
   it("reads a body, names its websites, and prepares its events", async () => {

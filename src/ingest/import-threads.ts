@@ -9,6 +9,7 @@
 
 import { Worker } from "node:worker_threads";
 import type { ImportBodyProblem } from "../api/import-body.js";
+import type { GeoDatabases } from "../enrich/geo.js";
 import type { FieldErrors } from "../errors.js";
 import { ValidationError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
@@ -25,6 +26,8 @@ export class ImportBodyError extends Error {
 
 export interface ImportWorkerData {
   geoFiles: { ipv4: string; ipv6: string };
+  /** The geolocation files as this thread read them, so each thread does not hold a copy. */
+  geoDatabases: GeoDatabases;
 }
 
 export type ImportRequest =
@@ -97,15 +100,18 @@ export class ImportThreads {
   private readonly threads: ImportThread[] = [];
   private nextId = 1;
   private closed = false;
+  /** What every thread starts with (the geolocation databases are read on the first import). */
+  private data: Promise<ImportWorkerData> | null = null;
 
+  /** `geo` shares this thread's geolocation databases (read on the first import). */
   constructor(
     private readonly size: number,
-    private readonly data: ImportWorkerData,
+    private readonly geo: { files: ImportWorkerData["geoFiles"]; databases: () => Promise<GeoDatabases> },
   ) {}
 
   /** Sends a body to a thread to be read; throws ImportBodyError when it is not a valid import. */
   async read(body: Uint8Array): Promise<ReadImport> {
-    const thread = this.pick();
+    const thread = await this.pick();
     const id = this.nextId++;
     // The body's memory moves to the thread when it owns all of it (a large body always
     // does); a view into a shared buffer is copied.
@@ -148,12 +154,14 @@ export class ImportThreads {
   }
 
   /** The least busy thread, a new one while fewer than `size` run and all are busy. */
-  private pick(): ImportThread {
+  private async pick(): Promise<ImportThread> {
+    this.data ??= this.geo.databases().then((geoDatabases) => ({ geoFiles: this.geo.files, geoDatabases }));
+    const data = await this.data;
     if (this.closed) throw new Error("the import threads are closed");
     let best: ImportThread | undefined;
     for (const thread of this.threads) if (!best || thread.jobs < best.jobs) best = thread;
     if (best && (best.jobs === 0 || this.threads.length >= this.size)) return best;
-    const thread = new ImportThread(this.data, (gone) => {
+    const thread = new ImportThread(data, (gone) => {
       const index = this.threads.indexOf(gone);
       if (index >= 0) this.threads.splice(index, 1);
     });

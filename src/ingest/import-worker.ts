@@ -32,7 +32,7 @@ const preparer = new ImportPreparer(
     // Imports name their websites; this thread resolves no hosts.
     directory: { cached: () => null, byHost: async () => null },
     userAgents: new UserAgentClassifier(),
-    geo: new MmdbGeoLookup(data.geoFiles),
+    geo: new MmdbGeoLookup(data.geoFiles, undefined, data.geoDatabases),
     visitors: new VisitorHasher(
       {
         getOrCreate: async (day) => {
