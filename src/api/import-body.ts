@@ -9,10 +9,7 @@ import secureJson from "secure-json-parse";
 import { type Static, Type } from "typebox";
 import type { ImportEvent } from "../ingest/event-importer.js";
 import { MAX_IMPORT_EVENTS } from "../ingest/event-importer.js";
-import { addRuleKeyword } from "./rule-keyword.js";
-
-/** Ajv as every route validates with (app.ts): all errors at once, and the `x-rule` keyword. */
-export const AJV_OPTIONS = { customOptions: { allErrors: true }, plugins: [addRuleKeyword] };
+import { AJV_OPTIONS } from "./ajv-options.js";
 
 const ImportedEvent = Type.Object({
   website_id: Type.Integer({ minimum: 1, description: "One of your websites." }),
