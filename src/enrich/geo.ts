@@ -51,7 +51,7 @@ const RECENT_ADDRESSES = 100_000; // at least the 50,000 used last (recent-map.t
  * locations, and a decode costs more than the tree walk (3.8 µs a lookup with 10,000
  * cached records, 1.5 µs with 100,000, over 200,000 distinct addresses).
  */
-const RECENT_RECORDS = 200_000; // at least the 100,000 used last
+const RECENT_RECORDS = 100_000; // as many as before, at least the 50,000 used last
 
 /** Database files' bytes by path, shared between threads (see databases()). */
 export type GeoDatabases = ReadonlyMap<string, SharedArrayBuffer>;
