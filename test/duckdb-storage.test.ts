@@ -1,7 +1,8 @@
 // How the embedded store lays out its file: new files in 64 KiB blocks (an existing file
-// keeps its own), and places: events store their city value as a number into `places`
-// since version 3, while events stored before keep their `geo` string. Both must read the
-// same everywhere: statistics (incremental and rebuilt), listed and exported events.
+// keeps its own), and events' text as numbers: their city value into `places` (since
+// version 3; version 5 numbers the `geo` strings of events stored before), their other
+// text into `stat_values` (version 5). Events stored before and after must read the same
+// everywhere: statistics (incremental and rebuilt), listed and exported events.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -36,7 +37,7 @@ describe("embedded store file", () => {
     }
   });
 
-  it("reads events stored with geo strings (version 2) and with place numbers alike", async () => {
+  it("reads events stored with text (version 2) and with numbers alike", async () => {
     const dir = tempDir("analytics-places-");
     // A version-2 store with three events of 2026-06-09, as version 2 stored them.
     await storeFileSql(
@@ -46,7 +47,7 @@ describe("embedded store file", () => {
       INSERT INTO events VALUES
         (1, TIMESTAMP '2026-06-09 10:00:00', 1, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'US:Boston', ''),
         (1, TIMESTAMP '2026-06-09 11:00:00', 2, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'US:', ''),
-        (1, TIMESTAMP '2026-06-09 12:00:00', 3, 0, true, '/', '', '', 'Chrome', 'Windows', 'desktop', '1920x1080', 'en', 'DE:Berlin', '')`,
+        (1, TIMESTAMP '2026-06-09 12:00:00', 3, 0, true, '/b', 'search.example', '', 'Firefox', 'Linux', 'desktop', '', 'de', 'DE:Berlin', '')`,
     );
     const clock = new ManualClock("2026-06-10T18:00:00Z");
     let store = await DuckDbEventStore.open(dir, { clock });
@@ -97,7 +98,19 @@ describe("embedded store file", () => {
       await store.rebuildAggregates();
       assert.deepEqual(await answers(), expected, "rebuilt from both kinds of rows");
 
-      const listed = (await store.listEvents(1)).map((event) => [event.city, event.country, event.continent]);
+      const events = await store.listEvents(1);
+      assert.deepEqual(
+        events
+          .slice(0, 3)
+          .map((event) => [event.page, event.referrer, event.browser, event.resolution, event.language]),
+        [
+          ["/", "", "Chrome", "1920x1080", "en"],
+          ["/", "", "Chrome", "1920x1080", "en"],
+          ["/b", "search.example", "Firefox", "", "de"],
+        ],
+        "version 2's text, read through the numbers version 5 gave it",
+      );
+      const listed = events.map((event) => [event.city, event.country, event.continent]);
       assert.deepEqual(listed, [
         ["US:Boston", "US:United States", "NA:North America"],
         ["", "US:United States", "NA:North America"],
@@ -116,15 +129,15 @@ describe("embedded store file", () => {
     } finally {
       await store.close();
     }
-    // New rows keep their city in places only, each value once.
+    // Every city once in places, the old ones numbered first; no text left in events.
     assert.deepEqual(
       await storeFileSql(
         dir,
         `SELECT (SELECT list(geo ORDER BY id) FROM places) AS places,
            (SELECT list(place ORDER BY ts) FROM events) AS numbers,
-           (SELECT count(*) FROM events WHERE place <> 0 AND geo <> '') AS doubled`,
+           (SELECT count(*) FROM duckdb_columns() WHERE table_name = 'events' AND data_type = 'VARCHAR') AS text`,
       ),
-      [{ places: ["US:Boston", "FR:Paris"], numbers: [0, 0, 0, 1, 2, 0, 2], doubled: 0n }],
+      [{ places: ["DE:Berlin", "US:", "US:Boston", "FR:Paris"], numbers: [3, 2, 1, 3, 4, 0, 4], text: 0n }],
     );
     fs.rmSync(dir, { recursive: true, force: true });
   });

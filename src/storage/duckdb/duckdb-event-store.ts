@@ -1,8 +1,8 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
 // Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
-// events, new visitor numbers, deltas and the places and values it numbered first
-// (string-numbers.ts) are appended in one transaction (the appender is the fastest way
-// into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
+// events (their text as the numbers of its values), new visitor numbers, deltas and the
+// places and values it numbered first (string-numbers.ts) are appended in one transaction
+// (the appender is the fastest way into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
 // events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
@@ -24,13 +24,7 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import {
-  EVENT_KIND_CODES,
-  EVENT_TEXT_FIELDS,
-  type EventStore,
-  type ExportOptions,
-  type StoredEvent,
-} from "../ports.js";
+import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
   LATE_WEEKLY_SQL,
   MERGE_DELTAS_SQL,
@@ -51,28 +45,19 @@ import {
   mondayOf,
 } from "./batch-aggregates.js";
 import { appendColumns, CHUNK_ROWS, type Column, int64Column } from "./column-appender.js";
-import { EVENT_COLUMNS, exportQuery, toStoredEvent } from "./event-rows.js";
+import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
 import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
 
-/**
- * Text fields stored as they are, in the events table's column order before `geo`, `event`
- * and `place` (the number of the city value in `places`, which stands for country, city and
- * continent; `geo` is left empty, see migrations.ts).
- */
-const STORED_TEXT = EVENT_TEXT_FIELDS.filter(
-  (field) => !["country", "city", "continent", "event"].includes(field),
-);
+/** The events table's column types: numbers, the numbered text (event-rows.ts), then `place`. */
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
   UINTEGER,
   UTINYINT,
   BOOLEAN,
-  ...STORED_TEXT.map(() => VARCHAR),
-  VARCHAR,
-  VARCHAR,
+  ...NUMBERED_TEXT.map(() => UINTEGER),
   UINTEGER,
 ];
 const NUMBERED_TYPES = [UINTEGER, VARCHAR];
@@ -144,6 +129,10 @@ export class DuckDbEventStore implements EventStore {
       memory_limit: options.memoryLimit ?? "256MB",
       threads: String(options.threads ?? os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
+      // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
+      // (duckdb/duckdb#25819): the rebuild's arms all read events_view, whose joins to
+      // stat_values then swapped values between columns. Fixed on DuckDB's 1.6 line.
+      disabled_optimizers: "common_subplan",
     };
     const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
     const store = new DuckDbEventStore(
@@ -208,17 +197,14 @@ export class DuckDbEventStore implements EventStore {
       }
       const folded = folder.result();
       const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
+      const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, statValues);
       const newPlaces = places.takeAdded();
       const newValues = statValues.takeAdded();
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
       const added: string[] = [];
       try {
         await this.inTransaction(async () => {
-          await appendColumns(
-            await this.writer.createAppender("events"),
-            EVENT_TYPES,
-            eventColumns(events, folded.visitorNumbers, placeNumbers),
-          );
+          await appendColumns(await this.writer.createAppender("events"), EVENT_TYPES, rows);
           for (const [table, numbered] of [
             ["places", newPlaces],
             ["stat_values", newValues],
@@ -512,11 +498,12 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-/** The events table's columns, in its order (EVENT_TYPES). */
+/** The events table's columns, in its order (EVENT_TYPES), numbering text values new to `values`. */
 function eventColumns(
   events: readonly StoredEvent[],
   visitors: Uint32Array<ArrayBuffer>,
   places: Uint32Array<ArrayBuffer>,
+  values: StringNumbers,
 ): Column[] {
   return [
     Int32Array.from(events, (event) => event.websiteId),
@@ -524,9 +511,7 @@ function eventColumns(
     visitors,
     Uint8Array.from(events, (event) => EVENT_KIND_CODES[event.kind]),
     Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
-    ...STORED_TEXT.map((field) => events.map((event) => event[field])),
-    events.map(() => ""),
-    events.map((event) => event.event),
+    ...NUMBERED_TEXT.map((field) => Uint32Array.from(events, (event) => values.numberOf(event[field]))),
     places,
   ];
 }

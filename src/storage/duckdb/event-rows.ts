@@ -7,6 +7,15 @@ import { EVENT_KINDS, EVENT_TEXT_FIELDS, type ExportOptions, type StoredEvent } 
 
 const DAY_SECONDS = 86_400;
 
+/**
+ * The text fields the events table holds as the number of their value in stat_values, in
+ * its column order (country, city and continent are one number into places, see
+ * migrations.ts); a statistic of one of these dimensions has that number as its value_id.
+ */
+export const NUMBERED_TEXT = EVENT_TEXT_FIELDS.filter(
+  (field) => field !== "country" && field !== "city" && field !== "continent",
+);
+
 /** The select list toStoredEvent reads (from events_view `e`). */
 export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
 
