@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fromColumns, toColumns } from "../src/ingest/event-columns.js";
+import { EventColumnsBuilder, fromColumns, toColumns } from "../src/ingest/event-columns.js";
 import { EVENT_TEXT_FIELDS, type StoredEvent } from "../src/storage/ports.js";
 
 const base: StoredEvent = {
@@ -48,5 +48,18 @@ describe("event columns", () => {
 
   it("handles an empty batch", () => {
     assert.deepEqual(fromColumns(toColumns([]).columns), []);
+  });
+
+  it("builds columns as long as the events added, however many there was room for", () => {
+    const builder = new EventColumnsBuilder(3);
+    builder.add(base);
+    builder.add({ ...base, page: "/" });
+    const { columns, transfer } = builder.build();
+    assert.equal(columns.count, 2);
+    assert.equal(columns.times.length, 2);
+    assert.ok(transfer.every((buffer) => buffer.byteLength <= 2 * 8));
+    assert.deepEqual(fromColumns(columns), [base, { ...base, page: "/" }]);
+    builder.add(base);
+    assert.throws(() => builder.add(base), /more than 3 events/);
   });
 });

@@ -116,6 +116,13 @@ describe("events API", () => {
       "events.4.ts": ["The ts must not be in the future."],
     });
     assert.equal(await t.container.events.countEvents(websiteId), before);
+    // A bad event long after good ones, which the import thread has screened by then.
+    const late = await post([...Array.from({ length: 700 }, () => event()), event({ page: "nope" })]);
+    assert.equal(late.statusCode, 422);
+    assert.deepEqual(late.json().message, {
+      "events.700.page": ["The page must be an absolute http or https URL."],
+    });
+    assert.equal(await t.container.events.countEvents(websiteId), before);
   });
 
   it("requires a list of 1 to 10,000 events", async () => {

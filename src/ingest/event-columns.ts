@@ -28,42 +28,77 @@ export function toColumns(events: readonly StoredEvent[]): {
   columns: EventColumns;
   transfer: ArrayBuffer[];
 } {
-  const count = events.length;
-  const websiteIds = new Int32Array(count);
-  const times = new Float64Array(count);
-  const visitors = new BigUint64Array(count);
-  const flags = new Uint8Array(count);
-  for (let i = 0; i < count; i++) {
-    const event = events[i] as StoredEvent;
-    websiteIds[i] = event.websiteId;
-    times[i] = event.ts.getTime();
-    visitors[i] = event.visitor;
-    flags[i] = (event.kind === "event" ? CUSTOM_EVENT : 0) | (event.isVisit ? VISIT : 0);
-  }
-  const texts = EVENT_TEXT_FIELDS.map((field) => textColumn(events, field));
-  return {
-    columns: { count, websiteIds, times, visitors, flags, texts },
-    transfer: [websiteIds, times, visitors, flags, ...texts.map((text) => text.codes)].map(
-      (array) => array.buffer,
-    ),
-  };
+  const builder = new EventColumnsBuilder(events.length);
+  for (const event of events) builder.add(event);
+  return builder.build();
 }
 
-function textColumn(events: readonly StoredEvent[], field: TextField) {
-  const codeOf = new Map<string, number>();
-  const values: string[] = [];
-  const codes = new Uint32Array(events.length);
-  for (let i = 0; i < events.length; i++) {
-    const value = (events[i] as StoredEvent)[field];
-    let code = codeOf.get(value);
-    if (code === undefined) {
-      code = values.length;
-      values.push(value);
-      codeOf.set(value, code);
-    }
-    codes[i] = code;
+/**
+ * Columns filled an event at a time (up to `capacity`), so a batch's events need not all
+ * be alive at once: the import thread turns each slice of a batch into columns as it goes,
+ * and its intermediate objects die young instead of being copied by every collection.
+ */
+export class EventColumnsBuilder {
+  private count = 0;
+  private readonly websiteIds: Int32Array<ArrayBuffer>;
+  private readonly times: Float64Array<ArrayBuffer>;
+  private readonly visitors: BigUint64Array<ArrayBuffer>;
+  private readonly flags: Uint8Array<ArrayBuffer>;
+  private readonly texts = EVENT_TEXT_FIELDS.map(() => ({
+    codeOf: new Map<string, number>(),
+    values: [] as string[],
+  }));
+  private readonly codes: Uint32Array<ArrayBuffer>[];
+
+  constructor(private readonly capacity: number) {
+    this.websiteIds = new Int32Array(capacity);
+    this.times = new Float64Array(capacity);
+    this.visitors = new BigUint64Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.codes = EVENT_TEXT_FIELDS.map(() => new Uint32Array(capacity));
   }
-  return { values, codes };
+
+  add(event: StoredEvent): void {
+    const i = this.count;
+    if (i >= this.capacity) throw new Error(`more than ${this.capacity} events`);
+    this.websiteIds[i] = event.websiteId;
+    this.times[i] = event.ts.getTime();
+    this.visitors[i] = event.visitor;
+    this.flags[i] = (event.kind === "event" ? CUSTOM_EVENT : 0) | (event.isVisit ? VISIT : 0);
+    for (let field = 0; field < EVENT_TEXT_FIELDS.length; field++) {
+      const text = this.texts[field] as (typeof this.texts)[number];
+      const value = event[EVENT_TEXT_FIELDS[field] as TextField];
+      let code = text.codeOf.get(value);
+      if (code === undefined) {
+        code = text.values.length;
+        text.values.push(value);
+        text.codeOf.set(value, code);
+      }
+      (this.codes[field] as Uint32Array)[i] = code;
+    }
+    this.count = i + 1;
+  }
+
+  /** The columns of the events added, and the buffers to transfer with them. */
+  build(): { columns: EventColumns; transfer: ArrayBuffer[] } {
+    const { count } = this;
+    const fit = <T extends { length: number; slice(start: number, end: number): T }>(array: T) =>
+      array.length === count ? array : array.slice(0, count);
+    const websiteIds = fit(this.websiteIds);
+    const times = fit(this.times);
+    const visitors = fit(this.visitors);
+    const flags = fit(this.flags);
+    const texts = this.texts.map((text, field) => ({
+      values: text.values,
+      codes: fit(this.codes[field] as Uint32Array<ArrayBuffer>),
+    }));
+    return {
+      columns: { count, websiteIds, times, visitors, flags, texts },
+      transfer: [websiteIds, times, visitors, flags, ...texts.map((text) => text.codes)].map(
+        (array) => array.buffer,
+      ),
+    };
+  }
 }
 
 /** The events of `columns`, in order. */

@@ -11,8 +11,8 @@
 import { isIP } from "node:net";
 import type { Clock } from "../clock.js";
 import { FieldErrorCollector } from "../errors.js";
-import type { EventStore, StoredEvent, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
-import { fromColumns } from "./event-columns.js";
+import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
+import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
 import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
 import type { ImportThreads } from "./import-threads.js";
 import { type PageUrl, parsePageUrl } from "./page-url.js";
@@ -22,6 +22,8 @@ import type { TrackedWebsite } from "./website-directory.js";
 
 export const MAX_IMPORT_EVENTS = 10_000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
+/** Events taken from checks to columns at a time (see ImportPreparer). */
+const PREPARE_SLICE = 256;
 
 export interface ImportEvent {
   websiteId: number;
@@ -70,7 +72,9 @@ export class EventImporter {
 
 /**
  * Checks, screens and enriches a batch whose websites are known (an import thread's work):
- * throws a ValidationError naming every bad event, or returns the events to store.
+ * throws a ValidationError naming every bad event, or returns the events to store as
+ * columns. The batch goes a slice at a time from checks to columns, so what a slice makes
+ * on the way dies young (all of it kept to the end had every collection copy it).
  */
 export class ImportPreparer {
   constructor(private readonly pipeline: IngestPipeline) {}
@@ -79,68 +83,73 @@ export class ImportPreparer {
     events: readonly ImportEvent[],
     owned: ReadonlyMap<number, TrackedWebsite>,
     now: Date,
-  ): Promise<{ events: StoredEvent[]; dropped: Record<DropReason, number> }> {
-    const { urls, times } = validate(events, owned, now);
+  ): Promise<{ columns: EventColumns; transfer: ArrayBuffer[]; dropped: Record<DropReason, number> }> {
+    const errors = new FieldErrorCollector();
+    const latest = now.getTime() + FUTURE_TOLERANCE_MS;
     const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
       DropReason,
       number
     >;
-    const kept: ScreenedHit[] = [];
-    for (let index = 0; index < events.length; index++) {
-      const event = events[index] as ImportEvent;
-      const screening = this.pipeline.screenFor(
-        {
-          page: event.page,
-          referrer: event.referrer ?? "",
-          screenResolution: event.screenResolution ?? "",
-          event: event.event ?? null,
-          ip: event.ip ?? "",
-          userAgent: event.userAgent ?? "",
-          acceptLanguage: event.acceptLanguage ?? "",
-          ts: new Date(times[index] as number),
-        },
-        owned.get(event.websiteId) as TrackedWebsite,
-        urls[index],
-      );
-      if (screening.kept) kept.push(screening.hit);
-      else dropped[screening.reason] += 1;
-    }
     const scope: SaltScope = new Map();
-    return { events: await this.pipeline.enrich(kept, scope), dropped };
+    const columns = new EventColumnsBuilder(events.length);
+    for (let start = 0; start < events.length; start += PREPARE_SLICE) {
+      const kept: ScreenedHit[] = [];
+      for (let index = start; index < Math.min(events.length, start + PREPARE_SLICE); index++) {
+        const event = events[index] as ImportEvent;
+        const checked = check(event, index, owned, latest, errors);
+        if (!checked || !errors.empty) continue; // past the first bad event, only checks go on
+        const screening = this.pipeline.screenFor(
+          {
+            page: event.page,
+            referrer: event.referrer ?? "",
+            screenResolution: event.screenResolution ?? "",
+            event: event.event ?? null,
+            ip: event.ip ?? "",
+            userAgent: event.userAgent ?? "",
+            acceptLanguage: event.acceptLanguage ?? "",
+            ts: new Date(checked.ts),
+          },
+          owned.get(event.websiteId) as TrackedWebsite,
+          checked.url,
+        );
+        if (screening.kept) kept.push(screening.hit);
+        else dropped[screening.reason] += 1;
+      }
+      if (kept.length > 0) for (const stored of await this.pipeline.enrich(kept, scope)) columns.add(stored);
+    }
+    errors.throwIfAny();
+    return { ...columns.build(), dropped };
   }
 }
 
 /**
- * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax.
- * Returns the page URLs and instants (ms) it parsed, so screening does not parse them again.
+ * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax. Gives
+ * the page URL and instant (ms) it parsed, so screening does not parse them again, or null
+ * when `errors` got something.
  */
-function validate(
-  events: readonly ImportEvent[],
+function check(
+  event: ImportEvent,
+  index: number,
   owned: ReadonlyMap<number, TrackedWebsite>,
-  now: Date,
-): { urls: (PageUrl | null)[]; times: Float64Array } {
-  const errors = new FieldErrorCollector();
-  const urls = new Array<PageUrl | null>(events.length);
-  const times = new Float64Array(events.length);
-  const latest = now.getTime() + FUTURE_TOLERANCE_MS;
-  events.forEach((event, index) => {
-    const field = (name: string) => `events.${index}.${name}`;
-    if (!owned.has(event.websiteId)) {
-      errors.add(field("website_id"), "The website id does not name one of your websites.");
-    }
-    const ts = Date.parse(event.ts);
-    times[index] = ts;
-    if (Number.isNaN(ts)) errors.add(field("ts"), "The ts must be an ISO-8601 date and time.");
-    else if (ts > latest) errors.add(field("ts"), "The ts must not be in the future.");
-    urls[index] = parsePageUrl(event.page);
-    if (!urls[index]) errors.add(field("page"), "The page must be an absolute http or https URL.");
-    if (event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
-      errors.add(field("ip"), "The ip must be an IPv4 or IPv6 address.");
-    }
-    if (event.event && String(event.event.name).replace(/:/g, " ").trim() === "") {
-      errors.add(field("event.name"), "The event name must not be empty.");
-    }
-  });
-  errors.throwIfAny();
-  return { urls, times };
+  latest: number,
+  errors: FieldErrorCollector,
+): { url: PageUrl; ts: number } | null {
+  let ok = true;
+  const fail = (name: string, message: string) => {
+    errors.add(`events.${index}.${name}`, message);
+    ok = false;
+  };
+  if (!owned.has(event.websiteId)) fail("website_id", "The website id does not name one of your websites.");
+  const ts = Date.parse(event.ts);
+  if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
+  else if (ts > latest) fail("ts", "The ts must not be in the future.");
+  const url = parsePageUrl(event.page);
+  if (!url) fail("page", "The page must be an absolute http or https URL.");
+  if (event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
+    fail("ip", "The ip must be an IPv4 or IPv6 address.");
+  }
+  if (event.event && String(event.event.name).replace(/:/g, " ").trim() === "") {
+    fail("event.name", "The event name must not be empty.");
+  }
+  return ok && url ? { url, ts } : null;
 }

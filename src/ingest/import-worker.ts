@@ -10,7 +10,6 @@ import type { Clock } from "../clock.js";
 import { MmdbGeoLookup } from "../enrich/geo.js";
 import { UserAgentClassifier } from "../enrich/user-agent.js";
 import { ValidationError } from "../errors.js";
-import { toColumns } from "./event-columns.js";
 import { type ImportEvent, ImportPreparer } from "./event-importer.js";
 import type { ImportReply, ImportRequest, ImportWorkerData } from "./import-threads.js";
 import { IngestPipeline } from "./pipeline.js";
@@ -71,9 +70,8 @@ async function handle(request: ImportRequest): Promise<void> {
         request.websites.map((record) => [record.id, trackedWebsite(record)]),
       );
       try {
-        const prepared = await preparer.prepare(events, owned, now);
-        const { columns, transfer } = toColumns(prepared.events);
-        return reply({ type: "prepared", id, columns, dropped: prepared.dropped }, transfer);
+        const { columns, transfer, dropped } = await preparer.prepare(events, owned, now);
+        return reply({ type: "prepared", id, columns, dropped }, transfer);
       } catch (error) {
         if (error instanceof ValidationError) return reply({ type: "invalid", id, fields: error.fields });
         return reply({ type: "failed", id, message: (error as Error).message });
