@@ -1,8 +1,9 @@
 // How the embedded store lays out its file: new files in 64 KiB blocks (an existing file
 // keeps its own), and events' text as numbers: their city value into `places` (since
 // version 3; version 5 numbers the `geo` strings of events stored before), their other
-// text into `stat_values` (version 5). Events stored before and after must read the same
-// everywhere: statistics (incremental and rebuilt), listed and exported events.
+// text into `text_values`, densely per field (version 5). Events stored before and after
+// must read the same everywhere: statistics (incremental and rebuilt), listed and exported
+// events.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -135,9 +136,19 @@ describe("embedded store file", () => {
         dir,
         `SELECT (SELECT list(geo ORDER BY id) FROM places) AS places,
            (SELECT list(place ORDER BY ts) FROM events) AS numbers,
-           (SELECT count(*) FROM duckdb_columns() WHERE table_name = 'events' AND data_type = 'VARCHAR') AS text`,
+           (SELECT count(*) FROM duckdb_columns() WHERE table_name = 'events' AND data_type = 'VARCHAR') AS text,
+           (SELECT list(value ORDER BY id)[1:2] FROM text_values WHERE field = 3) AS browsers,
+           (SELECT bool_and(n = top) FROM (SELECT count(*) AS n, max(id) AS top FROM text_values GROUP BY field)) AS dense`,
       ),
-      [{ places: ["DE:Berlin", "US:", "US:Boston", "FR:Paris"], numbers: [3, 2, 1, 3, 4, 0, 4], text: 0n }],
+      [
+        {
+          places: ["DE:Berlin", "US:", "US:Boston", "FR:Paris"],
+          numbers: [3, 2, 1, 3, 4, 0, 4],
+          text: 0n,
+          browsers: ["Chrome", "Firefox"],
+          dense: true,
+        },
+      ],
     );
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -16,9 +16,6 @@ const ROW_FILTERS: Record<RowFilter, string> = {
   events: "kind = 1",
 };
 
-/** Dimensions whose events column already is the value's number in stat_values. */
-const NUMBERED_DIMENSIONS: ReadonlySet<string> = new Set(NUMBERED_TEXT);
-
 function dimensionSql(dimension: Dimension): string {
   if (dimension === "day") return "strftime(ts, '%Y-%m-%d')";
   if (dimension === "hour") return "strftime(ts, '%H')";
@@ -28,30 +25,32 @@ function dimensionSql(dimension: Dimension): string {
 /**
  * Every statistic recomputed from the events, in order: into a temporary table by value,
  * then the values not numbered yet into stat_values, then the rows by number into
- * daily_stats. A numbered dimension's rows have their number already and read `events`
- * alone; the others (days, hours, places) are strings first, read from `events_geo`.
- * `$1` is the website id when `oneWebsite` (first statement only).
+ * daily_stats. A dimension the events hold as a number (NUMBERED_TEXT) is grouped by that
+ * number, read from `events` alone, and named through text_values afterwards; the others
+ * (days, hours, places) are grouped by their string, read from `events_geo`. `$1` is the
+ * website id when `oneWebsite` (first statement only).
  */
 export function rebuildSql(oneWebsite: boolean): string[] {
   const filter = oneWebsite ? " AND website_id = $1" : "";
   const parts = STATS.map((stat) => {
     const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT visitor)";
-    const [value, valueId, source] = NUMBERED_DIMENSIONS.has(stat.dimension)
-      ? ["NULL", stat.dimension, "events"]
-      : [dimensionSql(stat.dimension), "NULL", "events_geo"];
+    const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
+    const [value, number, source] =
+      field >= 0 ? ["NULL", stat.dimension, "events"] : [dimensionSql(stat.dimension), "NULL", "events_geo"];
     return `SELECT website_id, ${stat.id} AS stat, CAST(ts AS DATE) AS day, CAST(${value} AS VARCHAR) AS value,
-        CAST(${valueId} AS UINTEGER) AS value_id, ${count} AS count
+        CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${number} AS UINTEGER) AS number, ${count} AS count
       FROM ${source} WHERE ${ROW_FILTERS[stat.rows]}${filter} GROUP BY ALL`;
   });
+  const named = `(SELECT r.website_id, r.stat, r.day, coalesce(r.value, t.value) AS value, r.count
+    FROM rebuilt r LEFT JOIN text_values t ON t.field = r.field AND t.id = r.number)`;
   return [
     `CREATE OR REPLACE TEMP TABLE rebuilt AS\n${parts.join("\nUNION ALL\n")}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
-       FROM (SELECT DISTINCT value FROM rebuilt WHERE value_id IS NULL) WHERE value NOT IN (SELECT value FROM stat_values)`,
+       FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
     `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
-       SELECT r.website_id, r.stat, r.day, coalesce(r.value_id, v.id) AS id, r.count
-       FROM rebuilt r LEFT JOIN stat_values v ON r.value_id IS NULL AND v.value = r.value
-       ORDER BY r.website_id, r.stat, id, r.day`,
+       SELECT r.website_id, r.stat, r.day, v.id, r.count FROM ${named} r JOIN stat_values v USING (value)
+       ORDER BY r.website_id, r.stat, v.id, r.day`,
     "DROP TABLE rebuilt",
   ];
 }

@@ -1,8 +1,8 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
 // Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
-// events (their text as the numbers of its values), new visitor numbers, deltas and the
-// places and values it numbered first (string-numbers.ts) are appended in one transaction
-// (the appender is the fastest way into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
+// events (their text as numbers, see migrations.ts), new visitor numbers, deltas and the
+// places, texts and values it numbered first (string-numbers.ts) are appended in one
+// transaction (the appender is the fastest way into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
 // events are only read to rebuild aggregates or restore a day's memory.
 
 import fs from "node:fs";
@@ -61,6 +61,7 @@ const EVENT_TYPES = [
   UINTEGER,
 ];
 const NUMBERED_TYPES = [UINTEGER, VARCHAR];
+const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, UINTEGER, BIGINT];
@@ -114,6 +115,8 @@ export class DuckDbEventStore implements EventStore {
   private places: StringNumbers | null = null;
   /** Statistics' values already in stat_values, with their numbers (read on the first insert). */
   private statValues: StringNumbers | null = null;
+  /** Per NUMBERED_TEXT field, its values already in text_values, with their numbers (read on the first insert). */
+  private texts: StringNumbers[] | null = null;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -185,7 +188,8 @@ export class DuckDbEventStore implements EventStore {
       const knownCodes = this.geoCodes;
       this.places ??= await this.loadNumbers("places", "geo");
       this.statValues ??= await this.loadNumbers("stat_values", "value");
-      const { places, statValues } = this;
+      this.texts ??= await this.loadTexts();
+      const { places, statValues, texts } = this;
       const placeNumbers = numberPlaces(events, places);
       const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
         this.day(`${websiteId}:${dayNumber}`),
@@ -197,9 +201,10 @@ export class DuckDbEventStore implements EventStore {
       }
       const folded = folder.result();
       const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
-      const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, statValues);
+      const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, texts);
       const newPlaces = places.takeAdded();
       const newValues = statValues.takeAdded();
+      const newTexts = texts.map((numbers) => numbers.takeAdded());
       const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
       const added: string[] = [];
       try {
@@ -213,6 +218,16 @@ export class DuckDbEventStore implements EventStore {
             await appendColumns(await this.writer.createAppender(table), NUMBERED_TYPES, [
               Uint32Array.from(numbered, ([, id]) => id),
               numbered.map(([text]) => text),
+            ]);
+          }
+          const newTextRows = newTexts.flatMap((added, field) =>
+            added.map(([text, id]) => ({ field, id, text })),
+          );
+          if (newTextRows.length > 0) {
+            await appendColumns(await this.writer.createAppender("text_values"), TEXT_VALUE_TYPES, [
+              Uint8Array.from(newTextRows, (row) => row.field),
+              Uint32Array.from(newTextRows, (row) => row.id),
+              newTextRows.map((row) => row.text),
             ]);
           }
           for (const [code, names] of newGeoNames(events, knownCodes)) {
@@ -245,6 +260,7 @@ export class DuckDbEventStore implements EventStore {
         for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
         places.forget(newPlaces);
         statValues.forget(newValues);
+        texts.forEach((numbers, field) => numbers.forget(newTexts[field] ?? []));
         throw error;
       }
       for (const code of added) knownCodes.add(code);
@@ -356,6 +372,19 @@ export class DuckDbEventStore implements EventStore {
   private async loadNumbers(table: "places" | "stat_values", column: string): Promise<StringNumbers> {
     const rows = await this.writer.runAndReadAll(`SELECT id, ${column} AS text FROM ${table}`);
     return new StringNumbers(rows.getRowObjects().map((row) => [String(row.text), Number(row.id)]));
+  }
+
+  /** The numbers of each NUMBERED_TEXT field's values, from text_values. */
+  private async loadTexts(): Promise<StringNumbers[]> {
+    const rows = (
+      await this.writer.runAndReadAll("SELECT field, id, value FROM text_values")
+    ).getRowObjects();
+    return NUMBERED_TEXT.map(
+      (_, field) =>
+        new StringNumbers(
+          rows.filter((row) => Number(row.field) === field).map((row) => [String(row.value), Number(row.id)]),
+        ),
+    );
   }
 
   /** Rebuilds a day's memory from its stored events and recent visitor ids. */
@@ -498,12 +527,12 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-/** The events table's columns, in its order (EVENT_TYPES), numbering text values new to `values`. */
+/** The events table's columns, in its order (EVENT_TYPES), numbering text new to `texts` (one per NUMBERED_TEXT field). */
 function eventColumns(
   events: readonly StoredEvent[],
   visitors: Uint32Array<ArrayBuffer>,
   places: Uint32Array<ArrayBuffer>,
-  values: StringNumbers,
+  texts: readonly StringNumbers[],
 ): Column[] {
   return [
     Int32Array.from(events, (event) => event.websiteId),
@@ -511,7 +540,10 @@ function eventColumns(
     visitors,
     Uint8Array.from(events, (event) => EVENT_KIND_CODES[event.kind]),
     Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
-    ...NUMBERED_TEXT.map((field) => Uint32Array.from(events, (event) => values.numberOf(event[field]))),
+    ...NUMBERED_TEXT.map((field, index) => {
+      const numbers = texts[index] as StringNumbers;
+      return Uint32Array.from(events, (event) => numbers.numberOf(event[field]));
+    }),
     places,
   ];
 }

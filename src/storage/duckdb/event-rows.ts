@@ -8,9 +8,9 @@ import { EVENT_KINDS, EVENT_TEXT_FIELDS, type ExportOptions, type StoredEvent } 
 const DAY_SECONDS = 86_400;
 
 /**
- * The text fields the events table holds as the number of their value in stat_values, in
- * its column order (country, city and continent are one number into places, see
- * migrations.ts); a statistic of one of these dimensions has that number as its value_id.
+ * The text fields the events table holds as numbers, in its column order: a field's
+ * values are numbered in text_values under its index here (country, city and continent
+ * are one number into places; see migrations.ts).
  */
 export const NUMBERED_TEXT = EVENT_TEXT_FIELDS.filter(
   (field) => field !== "country" && field !== "city" && field !== "continent",

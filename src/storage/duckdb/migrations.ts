@@ -28,15 +28,16 @@
 //   their rows about a quarter of the size and sums over them group by a number. The
 //   statistics query joins the names of the values it returns.
 // - events' text as numbers (version 5): page, referrer, campaign, browser, os, device,
-//   resolution, language and event hold the number of their value in stat_values, and
-//   `place` the city's for every event (the `geo` column is gone): appending and
-//   checkpointing nine text columns was most of what the store cost a hit, numbers are a
-//   fraction of it (bytes on disk about the same). events_geo adds city, country and
-//   continent to the numbers; events_view joins the strings back as well.
+//   resolution, language and event hold the number of their value in text_values, where
+//   each of these fields (0-8, in that order) numbers its own values densely from 1, so a
+//   column of few values packs into few bits; `place` holds the city's for every event
+//   (the `geo` column is gone). Appending and checkpointing nine text columns was most of
+//   what the store cost a hit. events_geo adds city, country and continent to the
+//   numbers; events_view joins the strings back as well.
 // - visitor_ids: which visitor hash has which number, kept only for today and yesterday
 //   (the days whose salts still exist), so a restart goes on numbering the same visitors.
 
-/** The events' text columns numbered into stat_values by version 5, in table order. */
+/** The events' text columns numbered by version 5, in table order; a field's number in text_values is its index. */
 const NUMBERED_TEXT_V5 = [
   "page",
   "referrer",
@@ -208,10 +209,16 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
     version: 5,
     name: "events' text as numbers",
     sql: `
-      INSERT INTO stat_values
-        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
-        FROM (SELECT DISTINCT value FROM (${NUMBERED_TEXT_V5.map((c) => `SELECT ${c} AS value FROM events`).join(" UNION ALL ")}))
-        WHERE value NOT IN (SELECT value FROM stat_values);
+      CREATE TABLE text_values (
+        field UTINYINT NOT NULL,
+        id UINTEGER NOT NULL,
+        value VARCHAR NOT NULL
+      );
+      INSERT INTO text_values
+        ${NUMBERED_TEXT_V5.map(
+          (c, field) =>
+            `SELECT ${field}, CAST(row_number() OVER (ORDER BY ${c}) AS UINTEGER), ${c} FROM (SELECT DISTINCT ${c} FROM events)`,
+        ).join(" UNION ALL ")};
       -- Events stored before version 3 still hold their city as a string.
       INSERT INTO places
         SELECT CAST((SELECT coalesce(max(id), 0) FROM places) + row_number() OVER (ORDER BY geo) AS UINTEGER), geo
@@ -226,14 +233,18 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         ${NUMBERED_TEXT_V5.map((c) => `${c} UINTEGER NOT NULL`).join(", ")},
         place UINTEGER NOT NULL
       );
+      -- Joined in the order written, each field's values the build side: the optimizer's
+      -- estimates of nine joins fall to a few rows and it would hash the events instead.
+      SET disabled_optimizers = 'common_subplan,join_order';
       INSERT INTO events_numbered
         SELECT e.website_id, e.ts, e.visitor, e.kind, e.is_visit,
           ${NUMBERED_TEXT_V5.map((c) => `v_${c}.id`).join(", ")},
           CASE WHEN e.geo <> '' THEN g.id ELSE coalesce(e.place, 0) END
         FROM events e
-          ${NUMBERED_TEXT_V5.map((c) => `JOIN stat_values v_${c} ON v_${c}.value = e.${c}`).join(" ")}
+          ${NUMBERED_TEXT_V5.map((c, field) => `JOIN (SELECT id, value FROM text_values WHERE field = ${field}) v_${c} ON v_${c}.value = e.${c}`).join(" ")}
           LEFT JOIN places g ON g.geo = e.geo
         ORDER BY e.rowid;
+      SET disabled_optimizers = 'common_subplan'; -- as the store opens it (duckdb-event-store.ts)
       DROP VIEW events_view;
       DROP TABLE events;
       ALTER TABLE events_numbered RENAME TO events;
@@ -251,6 +262,6 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         SELECT e.website_id, e.ts, e.visitor, e.kind, e.is_visit,
           ${NUMBERED_TEXT_V5.map((c) => `v_${c}.value AS ${c}`).join(", ")},
           e.geo, e.seq, e.city, e.country, e.continent
-        FROM events_geo e ${NUMBERED_TEXT_V5.map((c) => `JOIN stat_values v_${c} ON v_${c}.id = e.${c}`).join(" ")};`,
+        FROM events_geo e ${NUMBERED_TEXT_V5.map((c, field) => `JOIN (SELECT id, value FROM text_values WHERE field = ${field}) v_${c} ON v_${c}.id = e.${c}`).join(" ")};`,
   },
 ];
