@@ -145,7 +145,13 @@ describe("events API", () => {
         payload,
       });
     // Not JSON, empty, or poisoned: the framework's own 400 on a JSON route it reads itself.
-    for (const payload of ['{"events": [', "", '{"__proto__": {"admin": true}, "events": []}']) {
+    const poisoned = [
+      '{"__proto__": {"admin": true}, "events": []}',
+      '{"\\u005f_proto__": {"admin": true}, "events": []}',
+      '{"events": [], "constructor": {"prototype": {"admin": true}}}',
+      '\ufeff{"events": [], "__proto__": {}}',
+    ];
+    for (const payload of ['{"events": [', "", ...poisoned]) {
       const framework = await raw("/api/v1/websites", payload);
       const response = await raw("/api/v1/events", payload);
       assert.equal(framework.statusCode, 400, payload);

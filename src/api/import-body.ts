@@ -60,16 +60,29 @@ export function importBodyReader(): ImportBodyReader {
     if (bytes.length === 0) return { problem: { kind: "empty" } };
     let body: unknown;
     try {
-      body = secureJson.parse(decoder.decode(bytes), undefined, {
-        protoAction: "error",
-        constructorAction: "error",
-      });
+      body = parseJson(decoder.decode(bytes));
     } catch {
       return { problem: { kind: "not_json" } };
     }
     if (!validate(body)) return { problem: { kind: "schema", validation: validate.errors ?? [] } };
     return { events: (body as Static<typeof ImportBody>).events.map(importEvent) };
   };
+}
+
+/**
+ * The framework's JSON parsing (secure-json-parse, rejecting `__proto__` and `constructor`
+ * keys), without its two regular-expression scans of the whole text when the text cannot
+ * hold such a key, literally or escaped: on a body of 10,000 events they were 4 % of the
+ * import thread's time, three substring searches a tenth of that.
+ */
+function parseJson(text: string): unknown {
+  const suspect =
+    text.charCodeAt(0) === 0xfeff || // a byte-order mark, which secure-json-parse drops
+    text.includes("\\u") ||
+    text.includes("__proto__") ||
+    text.includes("constructor");
+  if (!suspect) return JSON.parse(text);
+  return secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
 }
 
 function importEvent(event: Static<typeof ImportedEvent>): ImportEvent {
