@@ -260,7 +260,9 @@ export class DuckDbEventStore implements EventStore {
         for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
         places.forget(newPlaces);
         statValues.forget(newValues);
-        texts.forEach((numbers, field) => numbers.forget(newTexts[field] ?? []));
+        texts.forEach((numbers, field) => {
+          numbers.forget(newTexts[field] ?? []);
+        });
         throw error;
       }
       for (const code of added) knownCodes.add(code);
