@@ -2,8 +2,9 @@
 // Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
 // events (their text as numbers, see migrations.ts), new visitor numbers, deltas and the
 // places, texts and values it numbered first (string-numbers.ts) are appended in one
-// transaction (the appender is the fastest way into DuckDB). Statistics are read from the aggregate tables on a second connection; raw
-// events are only read to rebuild aggregates or restore a day's memory.
+// transaction (the appender is the fastest way into DuckDB). Statistics are read from the
+// aggregate tables on a second connection; raw events are only read to rebuild aggregates
+// or restore a day's memory.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -133,8 +134,8 @@ export class DuckDbEventStore implements EventStore {
       threads: String(options.threads ?? os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
       // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
-      // (duckdb/duckdb#25819): the rebuild's arms all read events_view, whose joins to
-      // stat_values then swapped values between columns. Fixed on DuckDB's 1.6 line.
+      // (duckdb/duckdb#25819): arms of the rebuild that all read the events through the
+      // same joins got values swapped between columns. Fixed on DuckDB's 1.6 line.
       disabled_optimizers: "common_subplan",
     };
     const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
