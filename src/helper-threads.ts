@@ -2,10 +2,9 @@
 // requests are answered (Linux; elsewhere it does nothing). The other threads are the event
 // store's (DuckDB's commits run on the libuv pool), the import threads, and the runtime's
 // (garbage collection, compilation); their work can wait a few milliseconds, a visitor's
-// hit should not. When
-// the main thread has a core to itself nothing changes; when they share one, the kernel
-// runs the helpers while the main thread waits for requests instead of in the middle of
-// answering one. The write buffer's back-pressure keeps the helpers from falling behind
+// hit should not. When the main thread has a core to itself nothing changes; when they
+// share one, the kernel runs the helpers while the main thread waits for requests instead
+// of in the middle of answering one. The write buffer's back-pressure keeps the helpers from falling behind
 // for long: once it is full, answers wait for the store and the main thread idles.
 //
 // Measured on one core at 5,000 hits/s, alternating (bench/RESULTS.md, "Collection, eighth

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EventColumnsBuilder, fromColumns, toColumns } from "../src/ingest/event-columns.js";
+import { EventColumnsBuilder, fromColumns } from "../src/ingest/event-columns.js";
 import { EVENT_TEXT_FIELDS, type StoredEvent } from "../src/storage/ports.js";
 
 const base: StoredEvent = {
@@ -24,6 +24,13 @@ const base: StoredEvent = {
   continent: "EU:Europe",
   event: "",
 };
+
+/** The columns of `events`, as the import thread builds them. */
+function toColumns(events: readonly StoredEvent[]) {
+  const builder = new EventColumnsBuilder(events.length);
+  for (const event of events) builder.add(event);
+  return builder.build();
+}
 
 describe("event columns", () => {
   it("round-trips every field of every event, in order", () => {

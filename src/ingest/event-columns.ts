@@ -23,16 +23,6 @@ export interface EventColumns {
 const CUSTOM_EVENT = 1;
 const VISIT = 2;
 
-/** The columns of `events` and the buffers to transfer with them. */
-export function toColumns(events: readonly StoredEvent[]): {
-  columns: EventColumns;
-  transfer: ArrayBuffer[];
-} {
-  const builder = new EventColumnsBuilder(events.length);
-  for (const event of events) builder.add(event);
-  return builder.build();
-}
-
 /**
  * Columns filled an event at a time (up to `capacity`), so a batch's events need not all
  * be alive at once: the import thread turns each slice of a batch into columns as it goes,
