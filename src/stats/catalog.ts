@@ -30,6 +30,11 @@ export interface StatDefinition {
   readonly dimension: Dimension;
   readonly measure: Measure;
   readonly description: string;
+  /**
+   * Rows whose value is empty are not listed: a visit without a campaign has no campaign
+   * (whereas an empty referrer is a direct visit, a value of its own).
+   */
+  readonly omitsEmptyValue?: true;
 }
 
 export const STATS = [
@@ -95,7 +100,8 @@ export const STATS = [
     rows: "visits",
     dimension: "campaign",
     measure: "rows",
-    description: "Visits per utm_campaign.",
+    description: "Visits per utm_campaign (visits without one are not listed).",
+    omitsEmptyValue: true,
   },
   {
     name: "browser",

@@ -29,6 +29,7 @@ export function compileStat(query: StatsQuery, tables: StatTables): CompiledStat
     sql`day >= toDate(${query.from})`,
     sql`day <= toDate(${query.to})`,
   ];
+  if (query.stat.omitsEmptyValue) conditions.push(sql`value != ''`);
   // The needle is lowercase (StatsQuery); position() matches it literally, % and _ included.
   if (query.search) conditions.push(sql`position(lowerUTF8(value), ${query.search}) > 0`);
   const where = sqlJoin(conditions, " AND ");

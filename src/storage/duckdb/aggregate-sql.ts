@@ -136,11 +136,12 @@ export function statQuerySql(
     query.to,
     ...windowParts(query, weeksBefore),
   ];
-  let where = "true";
+  const conditions = query.stat.omitsEmptyValue ? ["v.value <> ''"] : [];
   if (query.search) {
     params.push(query.search);
-    where = `strpos(lower(v.value), $${params.length}) > 0`;
+    conditions.push(`strpos(lower(v.value), $${params.length}) > 0`);
   }
+  const where = conditions.join(" AND ") || "true";
   const order = query.sortBy === "count" ? "c.n" : "v.value";
   const direction = query.sort === "asc" ? "ASC" : "DESC";
   // Summed by number first (cheaper than by string), then named: only the values counted.
