@@ -6,7 +6,7 @@
 // --duration seconds from --load-cpu and reads the latency and the server's CPU per hit.
 //
 // A variant is a name with an optional checkout (`tree`, another worktree with its own
-// build), environment (`env`) and node flags (`nodeArgs`, added to npm start's):
+// build), environment (`env`) and node flags (`nodeArgs`, added to the command's own):
 //
 //   npm run build
 //   node bench/collect-alternate.mjs --rounds 4 \

@@ -22,16 +22,12 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
- * The node flags `npm start` runs the server with (package.json is their one source), so a
- * benchmarked server runs as a user's does.
+ * The node flags the command's first line gives (src/cli/main.ts is their one source), for
+ * runs that start node themselves to add flags of their own (a profile).
  */
 export const PRODUCT_NODE_FLAGS = (() => {
-  const start = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).scripts.start;
-  const command = start.slice(start.lastIndexOf("node ") + "node ".length).split(/\s+/);
-  return command.slice(
-    0,
-    command.findIndex((word) => !word.startsWith("--")),
-  );
+  const shebang = fs.readFileSync(path.join(ROOT_DIR, "src", "cli", "main.ts"), "utf8").split("\n")[0];
+  return shebang.split(/\s+/).filter((word) => word.startsWith("--"));
 })();
 
 /** The environment of a benchmarked server: quiet logs, no per-IP limit, X-Forwarded-For trusted. */
@@ -54,17 +50,26 @@ export function freePort() {
 }
 
 /**
- * Spawns `node ...args`, pinned to `cpu` (a taskset list such as "1") unless cpu is null,
- * with its output appended to `log`. The child's pid is node's own (taskset execs it).
+ * Spawns `argv` (a program and its arguments), pinned to `cpu` (a taskset list such as "1")
+ * unless cpu is null, with its output appended to `log`. The child's pid is the program's
+ * own (taskset execs it, and so does the `env` of a script's first line).
  */
-export function spawnNode(args, { cpu = null, env = {}, log, cwd = ROOT_DIR } = {}) {
+export function spawnProgram(argv, { cpu = null, env = {}, log, cwd = ROOT_DIR } = {}) {
   const out = log ? fs.openSync(log, "a") : "ignore";
-  const command = cpu === null ? process.execPath : "taskset";
-  const argv = cpu === null ? args : ["-c", String(cpu), process.execPath, ...args];
-  const child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", out, out] });
+  const pinned = cpu === null ? argv : ["taskset", "-c", String(cpu), ...argv];
+  const child = spawn(pinned[0], pinned.slice(1), {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", out, out],
+  });
   if (typeof out === "number") fs.closeSync(out);
   child.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return child;
+}
+
+/** Spawns `node ...args` as spawnProgram does. */
+export function spawnNode(args, options = {}) {
+  return spawnProgram([process.execPath, ...args], options);
 }
 
 /** Runs a command to its end (optionally pinned), returning its standard output. */
@@ -123,17 +128,19 @@ export async function waitReady(
   throw new Error(`nothing answered on port ${port} within ${timeoutMs} ms`);
 }
 
-/** Starts the product's server; resolves once /healthz answers 200. */
+/**
+ * Starts the product's server as a user does, through the `analytics` command (its first
+ * line gives node its flags); with `nodeArgs`, through node with the same flags and those.
+ * Resolves once /healthz answers 200.
+ */
 export async function startProduct({ dataDir, cpu, log, nodeArgs = [], env = {} }) {
   const port = await freePort();
-  const child = spawnNode(
-    [...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, "serve", "--port", String(port), "--data-dir", dataDir],
-    {
-      cpu,
-      log,
-      env: { ...SERVER_ENV, ...env },
-    },
-  );
+  const serve = ["serve", "--port", String(port), "--data-dir", dataDir];
+  const argv =
+    nodeArgs.length === 0
+      ? [CLI, ...serve]
+      : [process.execPath, ...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, ...serve];
+  const child = spawnProgram(argv, { cpu, log, env: { ...SERVER_ENV, ...env } });
   await waitReady(port, { status: 200, child });
   return { child, port, url: `http://127.0.0.1:${port}` };
 }

@@ -1,4 +1,5 @@
-// Runs the built `analytics` command as a separate process, as a user would.
+// Runs the built `analytics` command as a separate process, as a user would: the file
+// itself, so its first line gives node the flags the installed command runs with.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,7 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+  const result = spawnSync(CLI, args, {
     encoding: "utf8",
     env: { ...process.env, ...env },
     timeout: 30_000,
@@ -32,7 +33,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliRes
  * (an SMTP sink) must keep answering while the command runs.
  */
 export function runCliAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(CLI, args, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     timeout: 30_000,
@@ -63,9 +64,17 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `analytics serve` on a free port and resolves once it listens. */
-export function startServer(args: string[], env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+/**
+ * Starts `analytics serve` on a free port and resolves once it listens. `command` is how it
+ * is started: the built file itself by default.
+ */
+export function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+  command: readonly string[] = [CLI],
+): Promise<RunningServer> {
+  const [file = CLI, ...before] = command;
+  const child = spawn(file, [...before, "serve", "--port", "0", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
