@@ -71,18 +71,25 @@ describe("PostgreSQL metadata store", () => {
     const servers = Array.from({ length: 3 }, () => openPostgresMetadataStore(url));
     stores.push(...servers);
     await Promise.all(servers.map((store) => store.migrate())); // concurrent migrations are serialised
+    const now = new Date("2026-03-01T00:00:00Z");
     const salts = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        (servers[i % servers.length] as MetadataStore).salts.getOrCreate(
-          "2026-03-01",
-          `candidate-${i}`,
-          new Date("2026-03-01T00:00:00Z"),
-        ),
-      ),
+      Array.from({ length: 30 }, async (_, i) => {
+        const stored = await (servers[i % servers.length] as MetadataStore).salts.getOrCreate(
+          [{ day: "2026-03-01", candidate: `candidate-${i}`, keepUntil: new Date(now.getTime() + i * 1000) }],
+          now,
+        );
+        return stored.get("2026-03-01");
+      }),
     );
     assert.equal(new Set(salts).size, 1, `one salt for the day, got ${[...new Set(salts)].join(", ")}`);
     assert.match(salts[0] as string, /^candidate-\d+$/);
-    assert.equal(await (servers[0] as MetadataStore).salts.deleteBefore("2026-03-02"), 1);
+    const store = servers[0] as MetadataStore;
+    assert.equal(
+      await store.salts.deleteExpired(new Date(now.getTime() + 28_000)),
+      0,
+      "kept until the latest use",
+    );
+    assert.equal(await store.salts.deleteExpired(new Date(now.getTime() + 29_000)), 1);
   });
 
   it("migrates while other schemas of the database come and go", async (t) => {

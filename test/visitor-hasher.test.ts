@@ -1,12 +1,13 @@
-// Visitor ids: a keyed hash with a daily salt kept in the metadata store for 48 hours and
-// shared by every server; older days get a salt that lives only for one import.
+// Visitor ids: a keyed hash with a daily salt kept in the metadata store and shared by every
+// server: today's and yesterday's for live hits, an older day's for 48 hours after the
+// last import that used it.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { loadConfig } from "../src/config.js";
-import { type SaltScope, VisitorHasher } from "../src/ingest/visitor-hasher.js";
+import { GivenSaltsHasher, VisitorHasher } from "../src/ingest/visitor-hasher.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { tempDir } from "./support/test-app.js";
@@ -68,11 +69,6 @@ describe("visitor hasher", () => {
       undefined,
       "each day has its own salt",
     );
-    const old = new Date("2026-05-01T08:00:00Z");
-    const scope = new Map();
-    const fromScope = hasher.visitorIdNow(old, 1, "81.2.69.142", UA, scope);
-    assert.equal(typeof fromScope, "bigint", "older days use the scope's salt, always at hand");
-    assert.equal(await hasher.visitorId(old, 1, "81.2.69.142", UA, scope), fromScope);
   });
 
   it("deletes a day's salt after 48 hours, so its ids can never be recomputed", async () => {
@@ -87,23 +83,43 @@ describe("visitor hasher", () => {
     );
     clock.set("2026-07-03T00:00:01Z");
     await hasher.visitorId(clock.now(), 1, "8.8.8.8", UA); // the new day's first hit prunes old salts
-    assert.equal(
-      await first.salts.getOrCreate("2026-07-01", "probe", clock.now()),
-      "probe",
-      "day 1's salt is gone",
-    );
+    assert.equal(await probe(first, "2026-07-01", clock.now()), "probe", "day 1's salt is gone");
     const again = new VisitorHasher(second.salts, clock);
     assert.notEqual(await again.visitorId(new Date("2026-07-01T12:00:00Z"), 1, "8.8.8.8", UA), day1);
   });
 
-  it("uses one transient salt per day within a scope, and none is stored", async () => {
+  it("keeps an older day's salt for every request of an import, until 48 hours after its last use", async () => {
     const clock = new ManualClock("2026-08-10T12:00:00Z");
+    const a = new VisitorHasher(first.salts, clock);
+    const b = new VisitorHasher(second.salts, clock); // the next request may reach another server
+    const instant = Date.parse("2026-01-01T10:00:00Z");
+    const [[day, salt] = ["", ""]] = await a.saltsFor([instant, instant + 3_600_000]);
+    assert.equal(day, "2026-01-01", "one salt a day, however many events");
+    assert.deepEqual(await b.saltsFor([instant]), [[day, salt]], "stored, so every request gets it");
+    const threadA = new GivenSaltsHasher();
+    threadA.use([[day, salt]]);
+    const old = new Date(instant);
+    assert.equal(threadA.visitorIdNow(old, 1, "8.8.8.8", UA), await a.visitorId(old, 1, "8.8.8.8", UA));
+    assert.throws(() => threadA.visitorIdNow(new Date("2026-01-02T00:00:00Z"), 1, "8.8.8.8", UA), /no salt/);
+
+    clock.set("2026-08-12T11:59:59Z"); // 47:59:59 after the last use
+    assert.deepEqual(await b.saltsFor([instant]), [[day, salt]], "a use keeps it 48 hours more");
+    clock.set("2026-08-14T12:00:00Z"); // 48 hours after that use
+    await a.visitorId(clock.now(), 1, "8.8.8.8", UA); // today's first hit deletes expired salts
+    assert.equal(await probe(first, day, clock.now()), "probe", "then it is deleted");
+  });
+
+  it("keeps the salt of a day before yesterday used through visitorId like an import's", async () => {
+    const clock = new ManualClock("2026-09-10T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);
-    const old = new Date("2026-01-01T00:00:00Z");
-    const scope: SaltScope = new Map();
-    const one = await hasher.visitorId(old, 1, "8.8.8.8", UA, scope);
-    assert.equal(await hasher.visitorId(old, 1, "8.8.8.8", UA, scope), one);
-    assert.notEqual(await hasher.visitorId(old, 1, "8.8.8.8", UA, new Map()), one);
-    assert.equal(await first.salts.getOrCreate("2026-01-01", "probe", clock.now()), "probe");
+    const old = new Date("2026-09-01T09:00:00Z");
+    const id = await hasher.visitorId(old, 1, "8.8.8.8", UA);
+    assert.equal(await new VisitorHasher(second.salts, clock).visitorId(old, 1, "8.8.8.8", UA), id);
   });
 });
+
+/** Stores a probe salt for `day` if it has none: "probe" back means the day had no salt. */
+async function probe(store: MetadataStore, day: string, now: Date): Promise<string | undefined> {
+  const salts = await store.salts.getOrCreate([{ day, candidate: "probe", keepUntil: now }], now);
+  return salts.get(day);
+}

@@ -17,7 +17,7 @@ import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
 import type { ImportThreads } from "./import-threads.js";
 import { type PageUrl, parsePageUrl } from "./page-url.js";
 import type { IngestPipeline, ScreenedHit } from "./pipeline.js";
-import type { SaltScope, VisitorHasher } from "./visitor-hasher.js";
+import type { VisitorHasher } from "./visitor-hasher.js";
 import type { TrackedWebsite } from "./website-directory.js";
 
 export const MAX_IMPORT_EVENTS = 10_000;
@@ -61,7 +61,13 @@ export class EventImporter {
         const record = await this.websites.find(userId, id);
         if (record) owned.push(record);
       }
-      prepared = await job.prepare(owned, await this.visitors.keptSalts(), this.clock.now());
+      // The salts of the batch's days, from the metadata store, so every request of an
+      // import (on any server) counts a visitor once a day. Days too far ahead get none:
+      // their events are refused.
+      const now = this.clock.now();
+      const latest = now.getTime() + FUTURE_TOLERANCE_MS;
+      const salts = await this.visitors.saltsFor(job.instants.filter((instant) => instant <= latest));
+      prepared = await job.prepare(owned, salts, now);
     } finally {
       job.forget();
     }
@@ -90,7 +96,6 @@ export class ImportPreparer {
       DropReason,
       number
     >;
-    const scope: SaltScope = new Map();
     const columns = new EventColumnsBuilder(events.length);
     for (let start = 0; start < events.length; start += PREPARE_SLICE) {
       const kept: ScreenedHit[] = [];
@@ -115,7 +120,7 @@ export class ImportPreparer {
         if (screening.kept) kept.push(screening.hit);
         else dropped[screening.reason] += 1;
       }
-      if (kept.length > 0) for (const stored of await this.pipeline.enrich(kept, scope)) columns.add(stored);
+      if (kept.length > 0) for (const stored of await this.pipeline.enrich(kept)) columns.add(stored);
     }
     errors.throwIfAny();
     return { ...columns.build(), dropped };

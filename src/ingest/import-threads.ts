@@ -15,6 +15,7 @@ import { ValidationError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
 import type { EventColumns } from "./event-columns.js";
 import type { DropReason } from "./hit.js";
+import type { DaySalts } from "./visitor-hasher.js";
 
 /** A body that is not a readable import (the route answers as the framework would). */
 export class ImportBodyError extends Error {
@@ -32,11 +33,11 @@ export interface ImportWorkerData {
 
 export type ImportRequest =
   | { type: "read"; id: number; body: Uint8Array }
-  | { type: "prepare"; id: number; websites: WebsiteRecord[]; salts: [string, string][]; now: number }
+  | { type: "prepare"; id: number; websites: WebsiteRecord[]; salts: DaySalts; now: number }
   | { type: "forget"; id: number };
 
 export type ImportReply =
-  | { type: "read"; id: number; websiteIds: number[] }
+  | { type: "read"; id: number; websiteIds: number[]; instants: Float64Array }
   | { type: "problem"; id: number; problem: ImportBodyProblem }
   | { type: "prepared"; id: number; columns: EventColumns; dropped: Record<DropReason, number> }
   | { type: "invalid"; id: number; fields: FieldErrors }
@@ -46,10 +47,12 @@ export type ImportReply =
 export interface ReadImport {
   /** The websites its events name (the caller's own are looked up and handed to prepare). */
   websiteIds: number[];
+  /** Its events' instants (ms; NaN where unreadable): their days' salts are handed to prepare. */
+  instants: Float64Array;
   /** Checks, screens and enriches the events; throws ValidationError when any is invalid. */
   prepare(
     websites: WebsiteRecord[],
-    salts: [string, string][],
+    salts: DaySalts,
     now: Date,
   ): Promise<{ columns: EventColumns; dropped: Record<DropReason, number> }>;
   /** Lets the thread drop the events (after prepare, or instead of it). */
@@ -138,6 +141,7 @@ export class ImportThreads {
     }
     return {
       websiteIds: reply.websiteIds,
+      instants: reply.instants,
       prepare: async (websites, salts, now) => {
         const prepared = await thread.call({ type: "prepare", id, websites, salts, now: now.getTime() });
         if (prepared.type !== "prepared") throw replyError(prepared);

@@ -1,30 +1,26 @@
 // An import thread (see import-threads.ts): reads bodies of POST /api/v1/events (JSON and
-// schema, as the framework would), then, given the caller's websites and the day salts the
-// requesting thread looked up, checks, screens and enriches their events and sends them
-// back as columns. It keeps its own user-agent, geolocation and page caches; it opens no
+// schema, as the framework would), then, given the caller's websites and the salts of the
+// events' days that the requesting thread looked up, checks, screens and enriches their
+// events and sends them back as columns. It keeps its own user-agent, geolocation and page caches; it opens no
 // store. Requests are handled one at a time, each against the clock of its own request.
 
 import { parentPort, workerData } from "node:worker_threads";
 import { importBodyReader } from "../api/import-body.js";
-import type { Clock } from "../clock.js";
 import { MmdbGeoLookup } from "../enrich/geo.js";
 import { UserAgentClassifier } from "../enrich/user-agent.js";
 import { ValidationError } from "../errors.js";
 import { type ImportEvent, ImportPreparer } from "./event-importer.js";
 import type { ImportReply, ImportRequest, ImportWorkerData } from "./import-threads.js";
 import { IngestPipeline } from "./pipeline.js";
-import { VisitorHasher } from "./visitor-hasher.js";
+import { GivenSaltsHasher } from "./visitor-hasher.js";
 import { type TrackedWebsite, trackedWebsite } from "./website-directory.js";
 
 const port = parentPort;
 if (!port) throw new Error("import-worker.ts runs as a worker thread");
 const data = workerData as ImportWorkerData;
 
-/** The requesting thread's clock at the request being prepared. */
-let now = new Date();
-const clock: Clock = { now: () => new Date(now) };
-/** Today's and yesterday's salts by day, as last sent: the only days with stored salts. */
-const salts = new Map<string, string>();
+/** The salts of the days of the request being prepared, as the requesting thread sent them. */
+const visitors = new GivenSaltsHasher();
 
 const preparer = new ImportPreparer(
   new IngestPipeline({
@@ -32,17 +28,7 @@ const preparer = new ImportPreparer(
     directory: { cached: () => null, byHost: async () => null },
     userAgents: new UserAgentClassifier(),
     geo: new MmdbGeoLookup(data.geoFiles, undefined, data.geoDatabases),
-    visitors: new VisitorHasher(
-      {
-        getOrCreate: async (day) => {
-          const salt = salts.get(day);
-          if (salt === undefined) throw new Error(`no salt was sent for ${day}`);
-          return salt;
-        },
-        deleteBefore: async () => 0,
-      },
-      clock,
-    ),
+    visitors,
   }),
 );
 const readBody = importBodyReader();
@@ -57,20 +43,20 @@ async function handle(request: ImportRequest): Promise<void> {
       const read = readBody(request.body);
       if ("problem" in read) return reply({ type: "problem", id, problem: read.problem });
       jobs.set(id, read.events);
-      return reply({ type: "read", id, websiteIds: [...new Set(read.events.map((e) => e.websiteId))] });
+      const instants = Float64Array.from(read.events, (event) => Date.parse(event.ts));
+      const websiteIds = [...new Set(read.events.map((event) => event.websiteId))];
+      return reply({ type: "read", id, websiteIds, instants }, [instants.buffer]);
     }
     case "prepare": {
       const events = jobs.get(id);
       jobs.delete(id);
       if (!events) return reply({ type: "failed", id, message: "no such import" });
-      now = new Date(request.now);
-      salts.clear();
-      for (const [day, salt] of request.salts) salts.set(day, salt);
+      visitors.use(request.salts);
       const owned = new Map<number, TrackedWebsite>(
         request.websites.map((record) => [record.id, trackedWebsite(record)]),
       );
       try {
-        const { columns, transfer, dropped } = await preparer.prepare(events, owned, now);
+        const { columns, transfer, dropped } = await preparer.prepare(events, owned, new Date(request.now));
         return reply({ type: "prepared", id, columns, dropped }, transfer);
       } catch (error) {
         if (error instanceof ValidationError) return reply({ type: "invalid", id, fields: error.fields });

@@ -19,7 +19,7 @@ import type { UserAgentClassifier, UserAgentInfo } from "../enrich/user-agent.js
 import type { StoredEvent } from "../storage/ports.js";
 import type { DropReason, Hit, HitEvent } from "./hit.js";
 import { campaignOf, cut, pageValue, parsePageUrl, websiteHost } from "./page-url.js";
-import type { SaltScope, VisitorHasher } from "./visitor-hasher.js";
+import type { VisitorIds } from "./visitor-hasher.js";
 import type { TrackedWebsite, WebsiteDirectory } from "./website-directory.js";
 
 const RESOLUTION = /^(\d{1,5})x(\d{1,5})$/;
@@ -31,7 +31,7 @@ export interface PipelineParts {
   directory: Pick<WebsiteDirectory, "cached" | "byHost">;
   userAgents: UserAgentClassifier;
   geo: GeoLookup;
-  visitors: VisitorHasher;
+  visitors: VisitorIds;
 }
 
 /**
@@ -110,10 +110,9 @@ export class IngestPipeline {
 
   /**
    * The events of screened hits, in order. Waits only for what is not loaded yet (a
-   * geolocation database, the salt of a new day); `scope` holds the salts of days too old
-   * to have one stored (imports).
+   * geolocation database, the salt of a new day).
    */
-  async enrich(hits: readonly ScreenedHit[], scope?: SaltScope): Promise<StoredEvent[]> {
+  async enrich(hits: readonly ScreenedHit[]): Promise<StoredEvent[]> {
     const { geo, visitors } = this.parts;
     const events = new Array<StoredEvent>(hits.length);
     for (let i = 0; i < hits.length; i++) {
@@ -122,8 +121,8 @@ export class IngestPipeline {
       const { ts, websiteId, ip, userAgent } = hit;
       const location = geo.lookupNow(ip) ?? (await geo.lookup(ip));
       const visitor =
-        visitors.visitorIdNow(ts, websiteId, ip, userAgent, scope) ??
-        (await visitors.visitorId(ts, websiteId, ip, userAgent, scope));
+        visitors.visitorIdNow(ts, websiteId, ip, userAgent) ??
+        (await visitors.visitorId(ts, websiteId, ip, userAgent));
       events[i] = enriched(hit, location, visitor);
     }
     return events;

@@ -1,13 +1,16 @@
 // The visitor id: a keyed hash of website + IP + user agent, with a random salt per UTC day.
-// Today's and yesterday's salts live in the metadata store (so every server agrees) and are
-// deleted after 48 hours, after which no stored id can be linked to an IP again. Events of
-// older days (imports) get a salt that lives only as long as the import (a SaltScope).
+// Salts live in the metadata store (so every server agrees, and an import sent in many
+// requests counts a visitor once a day) and are deleted 48 hours after their last use:
+// today's and yesterday's as the days pass, a day an import used 48 hours after that import.
+// Once a day's salt is gone, no stored id of that day can be linked to an IP again.
 
 import { hash, randomBytes } from "node:crypto";
 import type { Clock } from "../clock.js";
 import type { SaltRepository } from "../storage/ports.js";
 
 const DAY_MS = 86_400_000;
+/** How long a salt is kept: 48 hours from its day's start, or from an import's last use of it. */
+const KEEP_MS = 2 * DAY_MS;
 
 /**
  * A day's salt: 32 random bytes in base64, as the metadata store keeps them (the text is
@@ -15,8 +18,15 @@ const DAY_MS = 86_400_000;
  */
 type Salt = string;
 
-/** Salts for days no longer kept in the store (by UTC day number), used consistently within one import. */
-export type SaltScope = Map<number, Salt>;
+/** Salts by UTC day (YYYY-MM-DD), as an import thread is given them. */
+export type DaySalts = [day: string, salt: Salt][];
+
+/** What the ingest pipeline asks for a visitor id. */
+export interface VisitorIds {
+  /** The visitor id now, or undefined while the salt of its day is still being loaded. */
+  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint | undefined;
+  visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint>;
+}
 
 /**
  * SHA-256 over secret salt + data: a keyed hash in one pass (an HMAC costs two); the id is
@@ -36,9 +46,24 @@ export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-export class VisitorHasher {
+/** Days are counted in whole UTC days since 1970, so the hot path formats no dates. */
+function dayNumberOf(ts: Date): number {
+  return Math.floor(ts.getTime() / DAY_MS);
+}
+
+/**
+ * Until when a day's salt is kept: until the day stops being yesterday (what live hits
+ * need), and when an import uses it, also until 48 hours after that use.
+ */
+function keptUntil(dayNumber: number, now: Date, importing: boolean): Date {
+  const live = dayNumber * DAY_MS + KEEP_MS;
+  return new Date(importing ? Math.max(live, now.getTime() + KEEP_MS) : live);
+}
+
+/** The salts of the metadata store: what the collection endpoint and the importer hash with. */
+export class VisitorHasher implements VisitorIds {
   private readonly kept = new Map<number, Promise<Salt>>();
-  /** The kept salts already loaded, so a hit of today or yesterday hashes without waiting. */
+  /** The salts of today and yesterday already loaded, so a hit hashes without waiting. */
   private readonly loaded = new Map<number, Salt>();
 
   constructor(
@@ -46,72 +71,61 @@ export class VisitorHasher {
     private readonly clock: Clock,
   ) {}
 
-  async visitorId(
-    ts: Date,
-    websiteId: number,
-    ip: string,
-    userAgent: string,
-    scope?: SaltScope,
-  ): Promise<bigint> {
-    return hashVisitor(await this.saltFor(ts, scope), websiteId, ip, userAgent);
+  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
+    return hashVisitor(await this.saltFor(dayNumberOf(ts)), websiteId, ip, userAgent);
   }
 
-  /** The visitor id now, or undefined while the salt of its day is still being loaded. */
-  visitorIdNow(
-    ts: Date,
-    websiteId: number,
-    ip: string,
-    userAgent: string,
-    scope?: SaltScope,
-  ): bigint | undefined {
-    const salt = this.saltFor(ts, scope);
+  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint | undefined {
+    const salt = this.saltFor(dayNumberOf(ts));
     return typeof salt === "string" ? hashVisitor(salt, websiteId, ip, userAgent) : undefined;
   }
 
   /**
-   * Today's and yesterday's salts, by UTC day (YYYY-MM-DD), loaded or created: what an
-   * import thread hashes the events of those days with, so every thread agrees.
+   * The salts of the UTC days of `instants` (ms), loaded or created, each kept for 48 hours
+   * from now: what an import hashes its events with. Every request of an import, on any
+   * server, gets the same salt for a day while the import goes on.
    */
-  keptSalts(): Promise<[string, Salt][]> {
-    const todayNumber = Math.floor(this.clock.now().getTime() / DAY_MS);
-    return Promise.all(
-      [todayNumber - 1, todayNumber].map(async (dayNumber): Promise<[string, Salt]> => {
-        const salt = this.loaded.get(dayNumber) ?? (await this.storedSalt(dayNumber, todayNumber - 1));
-        return [utcDay(new Date(dayNumber * DAY_MS)), salt];
-      }),
-    );
+  async saltsFor(instants: Iterable<number>): Promise<DaySalts> {
+    const now = this.clock.now();
+    const days = new Set<number>();
+    for (const instant of instants) if (Number.isFinite(instant)) days.add(Math.floor(instant / DAY_MS));
+    const wanted = [...days].map((dayNumber) => ({
+      day: utcDay(new Date(dayNumber * DAY_MS)),
+      candidate: newSalt(),
+      keepUntil: keptUntil(dayNumber, now, true),
+    }));
+    const stored = wanted.length > 0 ? await this.salts.getOrCreate(wanted, now) : new Map<string, Salt>();
+    await this.salts.deleteExpired(now);
+    return wanted.map(({ day }): [string, Salt] => {
+      const salt = stored.get(day);
+      if (salt === undefined) throw new Error(`no salt was stored for ${day}`);
+      return [day, salt];
+    });
   }
 
-  private saltFor(ts: Date, scope: SaltScope | undefined): Promise<Salt> | Salt {
-    const dayNumber = Math.floor(ts.getTime() / DAY_MS);
-    const todayNumber = Math.floor(this.clock.now().getTime() / DAY_MS);
-    if (dayNumber === todayNumber || dayNumber === todayNumber - 1) {
-      return this.loaded.get(dayNumber) ?? this.storedSalt(dayNumber, todayNumber - 1);
-    }
-    // Older (or not yet begun) days have no stored salt; they get one for this scope only.
-    const transient: SaltScope = scope ?? new Map();
-    let salt = transient.get(dayNumber);
-    if (!salt) {
-      salt = newSalt();
-      transient.set(dayNumber, salt);
-    }
-    return salt;
+  private saltFor(dayNumber: number): Promise<Salt> | Salt {
+    return this.loaded.get(dayNumber) ?? this.storedSalt(dayNumber);
   }
 
-  /** Days are counted in whole UTC days since 1970, so the hot path formats no dates. */
-  private storedSalt(dayNumber: number, oldestKeptNumber: number): Promise<Salt> {
+  private storedSalt(dayNumber: number): Promise<Salt> {
     let salt = this.kept.get(dayNumber);
     if (!salt) {
-      salt = this.loadSalt(utcDay(new Date(dayNumber * DAY_MS)), utcDay(new Date(oldestKeptNumber * DAY_MS)));
+      salt = this.loadSalt(dayNumber);
       this.kept.set(dayNumber, salt);
+      const yesterday = dayNumberOf(this.clock.now()) - 1;
+      // Only today's and yesterday's salts stay in memory (what live hits use); an older
+      // day's is read again each time (an import of the public endpoint's tests, a clock
+      // set back), as it may have been deleted and made anew meanwhile.
+      const remember = dayNumber >= yesterday;
       salt.then(
         (loaded) => {
-          if (this.kept.has(dayNumber)) this.loaded.set(dayNumber, loaded);
+          if (remember && this.kept.has(dayNumber)) this.loaded.set(dayNumber, loaded);
+          if (!remember) this.kept.delete(dayNumber);
         },
         () => this.kept.delete(dayNumber), // retry on the next hit
       );
       for (const cachedDay of this.kept.keys()) {
-        if (cachedDay < oldestKeptNumber) {
+        if (cachedDay < yesterday) {
           this.kept.delete(cachedDay);
           this.loaded.delete(cachedDay);
         }
@@ -120,9 +134,37 @@ export class VisitorHasher {
     return salt;
   }
 
-  private async loadSalt(day: string, oldestKept: string): Promise<Salt> {
-    const stored = await this.salts.getOrCreate(day, newSalt(), this.clock.now());
-    await this.salts.deleteBefore(oldestKept);
-    return stored;
+  /** A day's salt (a day before yesterday counts as an import's use); expired salts are deleted. */
+  private async loadSalt(dayNumber: number): Promise<Salt> {
+    const now = this.clock.now();
+    const day = utcDay(new Date(dayNumber * DAY_MS));
+    const keepUntil = keptUntil(dayNumber, now, dayNumber < dayNumberOf(now) - 1);
+    const stored = await this.salts.getOrCreate([{ day, candidate: newSalt(), keepUntil }], now);
+    await this.salts.deleteExpired(now);
+    const salt = stored.get(day);
+    if (salt === undefined) throw new Error(`no salt was stored for ${day}`);
+    return salt;
+  }
+}
+
+/**
+ * Hashes with the salts it was last given, and no others: an import thread's, which is
+ * handed the salts of one request's days by the thread that owns the metadata store.
+ */
+export class GivenSaltsHasher implements VisitorIds {
+  private salts = new Map<number, Salt>();
+
+  use(salts: DaySalts): void {
+    this.salts = new Map(salts.map(([day, salt]) => [dayNumberOf(new Date(`${day}T00:00:00Z`)), salt]));
+  }
+
+  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint {
+    const salt = this.salts.get(dayNumberOf(ts));
+    if (salt === undefined) throw new Error(`no salt was given for ${utcDay(ts)}`);
+    return hashVisitor(salt, websiteId, ip, userAgent);
+  }
+
+  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
+    return this.visitorIdNow(ts, websiteId, ip, userAgent);
   }
 }

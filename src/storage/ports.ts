@@ -81,12 +81,24 @@ export interface WebsiteRepository {
   list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }>;
 }
 
+/** A day's salt as asked for: stored if the day has none, and kept at least until `keepUntil`. */
+export interface WantedSalt {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  candidate: string;
+  keepUntil: Date;
+}
+
 /** Daily visitor-hash salts, shared by every server through the metadata store. */
 export interface SaltRepository {
-  /** The salt of `day` (YYYY-MM-DD); stores `candidate` if the day has none yet. Every caller gets the same salt. */
-  getOrCreate(day: string, candidate: string, now: Date): Promise<string>;
-  /** Deletes the salts of days before `day`; returns how many. */
-  deleteBefore(day: string): Promise<number>;
+  /**
+   * The salts of the wanted days, by day: a day without one stores its `candidate`, and
+   * every day is kept at least until its `keepUntil` (never less than it already was).
+   * Every caller gets the same salt for a day.
+   */
+  getOrCreate(wanted: readonly WantedSalt[], now: Date): Promise<Map<string, string>>;
+  /** Deletes the salts kept until `now` or earlier; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
 }
 
 /**

@@ -18,6 +18,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): CliRes
     encoding: "utf8",
     env: { ...process.env, ...env },
     timeout: 30_000,
+    maxBuffer: 256 * 1024 * 1024, // an export prints every event
   });
   const lines = result.stdout.trimEnd().split("\n");
   return {

@@ -66,7 +66,7 @@ const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
 /** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
 const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
 const DELTA_TYPES = [INTEGER, UTINYINT, DATE, UINTEGER, BIGINT];
-const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER];
+const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
 const DAY_MS = 86_400_000;
 /** Visitor-days remembered in memory; older days are reloaded from events when needed. */
 const MAX_REMEMBERED_VISITORS = 2_000_000;
@@ -102,7 +102,7 @@ export class DuckDbEventStore implements EventStore {
   private readonly days = new Map<string, VisitorDay>();
   private rememberedVisitors = 0;
   private uncompactedRows = 0;
-  private prunedBefore = 0;
+  private prunedOn = 0;
   /**
    * The roll-up's bound: every week before it is in weekly_stats, summed exactly as its
    * days in daily_stats. Read from the file by migrate(), then moved forward only after a
@@ -206,7 +206,7 @@ export class DuckDbEventStore implements EventStore {
       const newPlaces = places.takeAdded();
       const newValues = statValues.takeAdded();
       const newTexts = texts.map((numbers) => numbers.takeAdded());
-      const recentFrom = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
+      const today = Math.floor(this.clock.now().getTime() / DAY_MS);
       const added: string[] = [];
       try {
         await this.inTransaction(async () => {
@@ -239,13 +239,15 @@ export class DuckDbEventStore implements EventStore {
             ]);
             added.push(code);
           }
-          const ids = folded.newIds.filter((id) => id.day >= recentFrom);
+          // Every day's, as its salt may be used again (by the next request of an import).
+          const ids = folded.newIds;
           if (ids.length > 0) {
             await appendColumns(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
               Int32Array.from(ids, (id) => id.websiteId),
               Int32Array.from(ids, (id) => dayNumberFromString(id.day)),
               BigUint64Array.from(ids, (id) => id.hash),
               Uint32Array.from(ids, (id) => id.number),
+              new Int32Array(ids.length).fill(today),
             ]);
           }
           const { deltas } = folded;
@@ -270,7 +272,7 @@ export class DuckDbEventStore implements EventStore {
       for (const key of keys.keys()) this.touch(key);
       this.uncompactedRows += folded.deltas.length;
       if (this.uncompactedRows >= this.compactAfterRows) await this.compact();
-      await this.pruneVisitorIds(recentFrom);
+      await this.pruneVisitorIds(today);
     });
   }
 
@@ -503,12 +505,20 @@ export class DuckDbEventStore implements EventStore {
     this.uncompactedRows = Number(row?.deltas ?? 0);
   }
 
-  /** Deletes visitor ids of days whose salts are gone (older than yesterday). */
-  private async pruneVisitorIds(recentFrom: string): Promise<void> {
-    const recentNumber = dayNumberFromString(recentFrom);
-    if (recentNumber <= this.prunedBefore) return;
-    await this.writer.run("DELETE FROM visitor_ids WHERE day < CAST($1 AS DATE)", [recentFrom]);
-    this.prunedBefore = recentNumber;
+  /**
+   * Once a day, deletes the visitor ids of days whose salts are surely gone: days before
+   * yesterday with no number written for three days (a salt lives 48 hours past its last
+   * use, and a write follows the use; see visitor-hasher.ts). A hash whose salt is gone can
+   * never be computed again, so its number would never be asked for.
+   */
+  private async pruneVisitorIds(today: number): Promise<void> {
+    if (today <= this.prunedOn) return;
+    await this.writer.run(
+      `DELETE FROM visitor_ids WHERE day < CAST($1 AS DATE) AND (website_id, day) IN (
+         SELECT website_id, day FROM visitor_ids GROUP BY ALL HAVING max(written) < CAST($2 AS DATE))`,
+      [dayString(today - 1), dayString(today - 2)],
+    );
+    this.prunedOn = today;
   }
 
   /** Runs write work one batch at a time on the writer connection. */

@@ -34,8 +34,10 @@
 //   (the `geo` column is gone). Appending and checkpointing nine text columns was most of
 //   what the store cost a hit. events_geo adds city, country and continent to the
 //   numbers; events_view joins the strings back as well.
-// - visitor_ids: which visitor hash has which number, kept only for today and yesterday
-//   (the days whose salts still exist), so a restart goes on numbering the same visitors.
+// - visitor_ids: which visitor hash has which number, kept for the days whose salts may still
+//   exist (today, yesterday, and days written in the last two days: an import's days), so a
+//   restart or the next request of an import goes on numbering the same visitors. Version 6
+//   adds the day each number was written, which says when a day's numbers can go.
 
 /** The events' text columns numbered by version 5, in table order; a field's number in text_values is its index. */
 const NUMBERED_TEXT_V5 = [
@@ -263,5 +265,12 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
           ${NUMBERED_TEXT_V5.map((c) => `v_${c}.value AS ${c}`).join(", ")},
           e.geo, e.seq, e.city, e.country, e.continent
         FROM events_geo e ${NUMBERED_TEXT_V5.map((c, field) => `JOIN (SELECT id, value FROM text_values WHERE field = ${field}) v_${c} ON v_${c}.id = e.${c}`).join(" ")};`,
+  },
+  {
+    version: 6,
+    name: "visitor_ids.written",
+    sql: `
+      ALTER TABLE visitor_ids ADD COLUMN written DATE;
+      UPDATE visitor_ids SET written = day;`,
   },
 ];

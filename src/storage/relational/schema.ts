@@ -32,6 +32,8 @@ export interface VisitorSaltsTable {
   day: string;
   salt: string;
   created_at: string | Date;
+  /** Null only in a row an older server wrote during an upgrade (a newer one sets it on first use). */
+  expires_at: string | Date | null;
 }
 
 export interface ServerSecretsTable {

@@ -77,4 +77,15 @@ export const postgresMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // A salt is kept until a time of its own: 48 hours from its day's start, or from the last
+  // import that used it (so an import sent in many requests counts a visitor once a day).
+  "0005-salt-expiry": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("visitor_salts").addColumn("expires_at", "timestamptz").execute();
+      await sql`UPDATE visitor_salts SET expires_at = (day::date + 2)::timestamp AT TIME ZONE 'UTC'`.execute(
+        db,
+      );
+      await sql`CREATE INDEX visitor_salts_expires_at ON visitor_salts (expires_at)`.execute(db);
+    },
+  },
 };

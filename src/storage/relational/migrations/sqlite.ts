@@ -72,4 +72,15 @@ export const sqliteMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // A salt is kept until a time of its own: 48 hours from its day's start, or from the last
+  // import that used it (so an import sent in many requests counts a visitor once a day).
+  "0005-salt-expiry": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("visitor_salts").addColumn("expires_at", "text").execute();
+      await sql`UPDATE visitor_salts SET expires_at = strftime('%Y-%m-%dT%H:%M:%S.000000Z', day, '+2 days')`.execute(
+        db,
+      );
+      await sql`CREATE INDEX visitor_salts_expires_at ON visitor_salts (expires_at)`.execute(db);
+    },
+  },
 };
