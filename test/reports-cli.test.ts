@@ -80,6 +80,7 @@ describe("analytics reports send", () => {
     assert.match(result.stdout, /Visitors: {2}2 \(none the previous week\)/);
     assert.match(result.stdout, /Statistics: https:\/\/stats\.example\.org\/cli-report\.example/);
     assert.match(result.lastLine, /Dry run: 1 report\(s\) of .* would be sent; nothing was sent\./);
+    assert.doesNotMatch(result.stderr, /Warning/, "the public URL is known");
     assert.equal(sink.received.length, 0);
 
     const monthly = await runCliAsync([
@@ -93,6 +94,28 @@ describe("analytics reports send", () => {
     ]);
     assert.equal(monthly.status, 0, monthly.stderr);
     assert.match(monthly.stdout, /Subject: Monthly analytics report: \w+ \d{4}\n/);
+  });
+
+  it("says the links are a guess without ANALYTICS_PUBLIC_URL, and takes the server's settings", async () => {
+    const defaults = await runCliAsync(["reports", "send", "--dry-run", "--data-dir", dataDir]);
+    assert.equal(defaults.status, 0, defaults.stderr);
+    assert.match(defaults.stdout, /Statistics: http:\/\/127\.0\.0\.1:8000\/cli-report\.example/);
+    assert.match(
+      defaults.stderr,
+      /ANALYTICS_PUBLIC_URL is not set, so the links are a guess: http:\/\/127\.0\.0\.1:8000/,
+    );
+    const elsewhere = await runCliAsync(
+      ["reports", "send", "--dry-run", "--port", "9123", "--data-dir", dataDir],
+      {
+        ANALYTICS_HOST: "10.0.0.5",
+      },
+    );
+    assert.equal(elsewhere.status, 0, elsewhere.stderr);
+    assert.match(elsewhere.stdout, /Statistics: http:\/\/10\.0\.0\.5:9123\/cli-report\.example/);
+    assert.match(
+      elsewhere.stderr,
+      /a guess: http:\/\/10\.0\.0\.5:9123 \(from ANALYTICS_HOST and ANALYTICS_PORT/,
+    );
   });
 
   it("refuses bad usage and a missing SMTP server with exit code 2", async () => {
@@ -167,6 +190,24 @@ describe("analytics serve with ANALYTICS_SMTP_URL", () => {
       const sent = Number(/(\d+) sent, 0 failed/.exec(beside.stdout)?.[1]);
       assert.ok(sent === 0 || sent === 1, beside.stdout);
       assert.equal(sink.received.length, 1 + sent, "the period the server sent is not sent again");
+
+      // Without ANALYTICS_PUBLIC_URL, a command beside the server links to where it listens.
+      // (The monthly report: the weekly one is sent.)
+      const preview = await runCliAsync([
+        "reports",
+        "send",
+        "--dry-run",
+        "--period",
+        "month",
+        "--data-dir",
+        dataDir,
+      ]);
+      assert.equal(preview.status, 0, preview.stderr);
+      assert.ok(
+        preview.stdout.includes(`Statistics: ${server.baseUrl}/served-report.example`),
+        preview.stdout,
+      );
+      assert.match(preview.stderr, /a guess: .*\(from the address of the server running on /);
     } finally {
       assert.equal(await server.stop(), 0, server.output());
     }

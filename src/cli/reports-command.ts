@@ -1,20 +1,28 @@
-// `analytics reports send [--period week|month] [--dry-run]`: sends the reports of the last
-// full period now (to users who have not had it), or with --dry-run prints them and sends
-// and records nothing. Claims in the report log keep it from doubling a server's sends.
+// `analytics reports send [--period week|month] [--dry-run] [--host H] [--port P]`: sends the
+// reports of the last full period now (to users who have not had it), or with --dry-run
+// prints them and sends and records nothing. Claims in the report log keep it from doubling
+// a server's sends. Links start with ANALYTICS_PUBLIC_URL, else with the address of the
+// server running on the data directory, else with the host and port settings.
 
 import { systemClock } from "../clock.js";
-import { ConfigError } from "../config.js";
+import { type Config, ConfigError } from "../config.js";
 import { lastFullPeriod } from "../reports/report-period.js";
-import { createReportSender } from "../reports/report-sender.js";
+import { createReportSender, reportBaseUrl } from "../reports/report-sender.js";
 import { SmtpMailer } from "../reports/smtp-mailer.js";
 import { openEventStoreBesideServer, openMetadataStore } from "../storage/open-storage.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
+import { readServerAddress } from "./server-address.js";
 
 const PERIODS = ["week", "month"] as const;
 
 export async function reportsSendCommand(args: string[]): Promise<number> {
-  const values = parseCommand(args, { period: { type: "string" }, "dry-run": { type: "boolean" } });
+  const values = parseCommand(args, {
+    period: { type: "string" },
+    "dry-run": { type: "boolean" },
+    host: { type: "string" },
+    port: { type: "string" },
+  });
   const { period: periodFlag, "dry-run": dryRun, ...storage } = values;
   if (periodFlag !== undefined && !PERIODS.includes(periodFlag as (typeof PERIODS)[number])) {
     throw new UsageError("--period must be one of: week, month.");
@@ -32,7 +40,9 @@ export async function reportsSendCommand(args: string[]): Promise<number> {
     await metadata.migrate();
     events = await openEventStoreBesideServer(config);
     await events.migrate();
-    const sender = createReportSender(config, metadata, events, systemClock);
+    const links = linkBase(config, storage.host !== undefined || storage.port !== undefined);
+    if (links.warning) console.error(links.warning);
+    const sender = createReportSender(config, metadata, events, systemClock, links.url);
     if (dryRun) {
       const messages = await sender.preview(period);
       for (const message of messages) {
@@ -64,4 +74,22 @@ export async function reportsSendCommand(args: string[]): Promise<number> {
     await events?.close();
     await metadata.close();
   }
+}
+
+/**
+ * Where the emails' links point, and a warning when that is not ANALYTICS_PUBLIC_URL (the
+ * one address known to reach users): a running server's own address comes next, unless
+ * --host or --port say otherwise, then the host and port settings.
+ */
+function linkBase(config: Config, addressGiven: boolean): { url: string; warning: string | null } {
+  if (config.publicUrl) return { url: config.publicUrl, warning: null };
+  const running = addressGiven ? null : readServerAddress(config.dataDir);
+  const url = running ?? reportBaseUrl(config);
+  const from = running
+    ? `the address of the server running on ${config.dataDir}`
+    : "ANALYTICS_HOST and ANALYTICS_PORT (or --host and --port)";
+  return {
+    url,
+    warning: `Warning: ANALYTICS_PUBLIC_URL is not set, so the links are a guess: ${url} (from ${from}). Set it to the address users reach this server at.`,
+  };
 }

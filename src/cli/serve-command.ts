@@ -5,9 +5,11 @@ import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
 import { createContainer } from "../container.js";
 import { deprioritiseHelperThreads } from "../helper-threads.js";
+import { reportBaseUrl } from "../reports/report-sender.js";
 import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
+import { removeServerAddress, writeServerAddress } from "./server-address.js";
 
 /** At most one back-pressure warning a minute: under sustained load every write would log one. */
 const BACK_PRESSURE_LOG_MS = 60_000;
@@ -32,6 +34,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   log = app.log;
   await app.listen({ host: config.host, port: config.port });
   reportYoungGeneration(app.log);
+  writeServerAddress(config.dataDir, reportBaseUrl({ ...config, port: listeningPort(app, config.port) }));
   container.reports?.start(app.log);
   // The embedded store has one writer, this process: commands reach it through a socket.
   const storeSocket = config.clickhouseUrl
@@ -49,6 +52,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       app
         .close()
         .then(() => storeSocket?.close())
+        .then(() => removeServerAddress(config.dataDir))
         .then(() => container.close())
         .then(
           () => resolve(0),
@@ -61,6 +65,14 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+/** The port the server listens on (the configured one, or the one chosen for port 0). */
+function listeningPort(app: { server: { address(): unknown } }, configured: number): number {
+  const address = app.server.address();
+  return typeof address === "object" && address !== null && "port" in address
+    ? Number(address.port)
+    : configured;
 }
 
 /**

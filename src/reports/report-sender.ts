@@ -97,13 +97,14 @@ export function reportBaseUrl(config: Config): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
 }
 
-/** The sender over these stores, as the server and the CLI both build it. */
+/** The sender over these stores, as the server and the CLI both build it; links start with `baseUrl`. */
 export function createReportSender(
   config: Config,
   metadata: MetadataStore,
   events: EventStore,
   clock: Clock,
+  baseUrl = reportBaseUrl(config),
 ): ReportSender {
-  const builder = new ReportBuilder(new StatsService(metadata.websites, events), reportBaseUrl(config));
+  const builder = new ReportBuilder(new StatsService(metadata.websites, events), baseUrl);
   return new ReportSender(metadata.reports, builder, config.mailFrom, clock);
 }

@@ -1,0 +1,29 @@
+// Where a running server can be reached, as it says itself: `serve` writes its base URL to
+// `server-url` in the data directory once it listens (and removes it when it stops), so a
+// command run beside it (`reports send`) links to the server users reach, not a guess from
+// its own settings.
+
+import fs from "node:fs";
+import path from "node:path";
+
+const FILE = "server-url";
+
+export function writeServerAddress(dataDir: string, url: string): void {
+  const file = path.join(dataDir, FILE);
+  fs.writeFileSync(`${file}.tmp`, `${url}\n`);
+  fs.renameSync(`${file}.tmp`, file); // never half-written for a reader
+}
+
+export function removeServerAddress(dataDir: string): void {
+  fs.rmSync(path.join(dataDir, FILE), { force: true });
+}
+
+/** The base URL a server in `dataDir` wrote, or null when none runs there (or it is unreadable). */
+export function readServerAddress(dataDir: string): string | null {
+  try {
+    const url = fs.readFileSync(path.join(dataDir, FILE), "utf8").trim();
+    return /^https?:\/\/\S+$/.test(url) ? url : null;
+  } catch {
+    return null;
+  }
+}
