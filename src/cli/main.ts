@@ -24,6 +24,8 @@ Commands:
                                                Email the last full period's reports (--dry-run prints them)
   export [--website ID] [--from D] [--to D]    Write the stored events as NDJSON to standard output
   import [--file F]                            Read exported events (a file or standard input) into the event store
+  metadata copy --to TARGET                    Copy users, keys, websites, salts, secrets and the report log into an
+                                               empty store: a postgres:// URL, a data directory or an SQLite file
 
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
@@ -39,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   "reports send": async () => (await import("./reports-command.js")).reportsSendCommand,
   export: async () => (await import("./export-command.js")).exportCommand,
   import: async () => (await import("./import-command.js")).importCommand,
+  "metadata copy": async () => (await import("./metadata-copy-command.js")).metadataCopyCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

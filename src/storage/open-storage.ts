@@ -7,14 +7,20 @@ import { ClickHouseEventStore } from "./clickhouse/clickhouse-event-store.js";
 import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
 import { RemoteEventStore } from "./duckdb/remote-event-store.js";
 import { storeSocketPath } from "./duckdb/store-socket.js";
+import { configuredMetadataLocation, type MetadataLocation } from "./metadata-location.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
-import { openSqliteMetadataStore } from "./sqlite/open-sqlite.js";
+import { openSqliteMetadataFile } from "./sqlite/open-sqlite.js";
 
 /** PostgreSQL when ANALYTICS_DATABASE_URL is set, else SQLite in the data directory. */
 export function openMetadataStore(config: Config): MetadataStore {
-  if (config.databaseUrl) return openPostgresMetadataStore(config.databaseUrl);
-  return openSqliteMetadataStore(config.dataDir);
+  return openMetadataAt(configuredMetadataLocation(config));
+}
+
+/** The metadata store at a location (the configured one, or another to copy into). */
+export function openMetadataAt(location: MetadataLocation): MetadataStore {
+  if (location.engine === "postgres") return openPostgresMetadataStore(location.url);
+  return openSqliteMetadataFile(location.file);
 }
 
 /** Where the metadata lives, for messages (never shows a password). */

@@ -159,7 +159,42 @@ export interface MetadataStore {
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
+  /** Every row of a table, a batch at a time, in primary-key order (to copy the store). */
+  exportRows(table: MetadataTable): AsyncIterable<MetadataRow[]>;
+  /**
+   * Fills this store, which must hold no row at all (else MetadataNotEmptyError and nothing
+   * is written), with every table's rows as `read` gives them, ids kept, in one transaction;
+   * id generators then continue after the highest copied id. Returns the rows per table.
+   */
+  importRows(
+    read: (table: MetadataTable) => AsyncIterable<MetadataRow[]>,
+    onTable?: (table: MetadataTable, rows: number) => void,
+  ): Promise<Record<MetadataTable, number>>;
   close(): Promise<void>;
+}
+
+/** The metadata tables, each after the tables its rows refer to: the order a copy writes them in. */
+export const METADATA_TABLES = [
+  "users",
+  "websites",
+  "visitor_salts",
+  "server_secrets",
+  "report_log",
+] as const;
+export type MetadataTable = (typeof METADATA_TABLES)[number];
+
+/**
+ * A metadata row in values every engine takes back as they are: integers as numbers,
+ * timestamps as ISO-8601 text, column names as in the tables.
+ */
+export type MetadataRow = Record<string, string | number | null>;
+
+/** importRows found rows in the store it was to fill; `rows` counts them per table. */
+export class MetadataNotEmptyError extends Error {
+  constructor(readonly rows: Partial<Record<MetadataTable, number>>) {
+    super("The metadata store is not empty.");
+    this.name = "MetadataNotEmptyError";
+  }
 }
 
 /** A unique constraint refused a write; `field` names the column the caller can report. */

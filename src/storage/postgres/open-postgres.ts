@@ -39,6 +39,13 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
         throw new Error("The PostgreSQL search_path names no existing schema to create the tables in.");
       return schema;
     },
+    // An identity column's sequence knows nothing of ids written explicitly (a copy keeps
+    // them), so the next generated id would collide with a copied one.
+    continueIdentity: async (db, table, column) => {
+      const highest = sql`coalesce(max(${sql.ref(column)}), 0)`;
+      await sql`SELECT setval(pg_get_serial_sequence(${table}, ${column}), ${highest} + 1, false)
+        FROM ${sql.table(table)}`.execute(db);
+    },
   });
 }
 

@@ -1,14 +1,16 @@
-// The metadata store over one Kysely instance: repositories, migrations and health, the
-// same for every SQL dialect. Dialect specifics (migrations, unique-violation detection,
-// telling an unreachable server) are passed in by the dialect's opener.
+// The metadata store over one Kysely instance: repositories, migrations, health and
+// whole-table copies, the same for every SQL dialect. Dialect specifics (migrations,
+// unique-violation detection, telling an unreachable server, identity sequences) are passed
+// in by the dialect's opener.
 
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import { AppError } from "../../errors.js";
-import type { MetadataStore } from "../ports.js";
+import type { MetadataRow, MetadataStore, MetadataTable } from "../ports.js";
 import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
 import { RelationalSecretRepository } from "./secret-repository.js";
+import { type IdentityContinuer, RelationalTableCopy } from "./table-copy.js";
 import type { UniqueViolationDetector } from "./unique-violation.js";
 import { RelationalUserRepository } from "./user-repository.js";
 import { RelationalWebsiteRepository } from "./website-repository.js";
@@ -24,6 +26,8 @@ export interface DialectParts {
    * so another schema's migration tables would be taken for ours.
    */
   currentSchema?: (db: Kysely<Database>) => Promise<string>;
+  /** For an engine whose id generators ignore explicitly written ids: moves them past those. */
+  continueIdentity?: IdentityContinuer;
 }
 
 export class RelationalMetadataStore implements MetadataStore {
@@ -32,6 +36,7 @@ export class RelationalMetadataStore implements MetadataStore {
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
   readonly reports: RelationalReportRepository;
+  private readonly tables: RelationalTableCopy;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -42,6 +47,7 @@ export class RelationalMetadataStore implements MetadataStore {
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);
     this.reports = new RelationalReportRepository(db);
+    this.tables = new RelationalTableCopy(db, dialect.continueIdentity);
   }
 
   async migrate(): Promise<void> {
@@ -73,6 +79,17 @@ export class RelationalMetadataStore implements MetadataStore {
 
   async ping(): Promise<void> {
     await sql`SELECT 1`.execute(this.db);
+  }
+
+  exportRows(table: MetadataTable): AsyncIterable<MetadataRow[]> {
+    return this.tables.exportRows(table);
+  }
+
+  importRows(
+    read: (table: MetadataTable) => AsyncIterable<MetadataRow[]>,
+    onTable?: (table: MetadataTable, rows: number) => void,
+  ): Promise<Record<MetadataTable, number>> {
+    return this.tables.importRows(read, onTable);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
-// Opens the embedded SQLite metadata store in the data directory. WAL mode and a busy
-// timeout let the CLI write while a server holds the same database open.
+// Opens the embedded SQLite metadata store (metadata.sqlite in the data directory, or any
+// file a copy names). WAL mode and a busy timeout let the CLI write while a server holds
+// the same database open.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -9,9 +10,13 @@ import { RelationalMetadataStore } from "../relational/metadata-store.js";
 import { sqliteMigrations } from "../relational/migrations/sqlite.js";
 import type { Database } from "../relational/schema.js";
 
-export function openSqliteMetadataStore(dataDir: string): RelationalMetadataStore {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const database = new SqliteDatabase(path.join(dataDir, "metadata.sqlite"));
+/** The metadata file's name in a data directory. */
+export const SQLITE_METADATA_FILE = "metadata.sqlite";
+
+/** The metadata store in this SQLite file (created, with its directory, if missing). */
+export function openSqliteMetadataFile(file: string): RelationalMetadataStore {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SqliteDatabase(file);
   database.pragma("journal_mode = WAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("synchronous = NORMAL");

@@ -1,0 +1,71 @@
+// `analytics metadata copy --to TARGET`: copies every metadata row (users and their API keys,
+// websites, visitor salts, server secrets, the report log) from the configured store into an
+// empty one, ids kept, so a move between SQLite and PostgreSQL needs no SQL by hand.
+
+import fs from "node:fs";
+import {
+  configuredMetadataLocation,
+  describeMetadataLocation,
+  metadataLocationFrom,
+  sameMetadataLocation,
+} from "../storage/metadata-location.js";
+import { openMetadataAt } from "../storage/open-storage.js";
+import { MetadataNotEmptyError, type MetadataTable } from "../storage/ports.js";
+import { configFrom, parseCommand, requireString, UsageError } from "./command-options.js";
+
+export async function metadataCopyCommand(args: string[]): Promise<number> {
+  const values = parseCommand(args, { to: { type: "string" } });
+  const targetLocation = metadataLocationFrom(requireString(values, "to"));
+  const sourceLocation = configuredMetadataLocation(configFrom(values));
+  if (sameMetadataLocation(sourceLocation, targetLocation)) {
+    throw new UsageError("--to names the configured metadata store itself: give another store to copy into.");
+  }
+  // Opening a missing SQLite file would create it and copy nothing: a mistyped data
+  // directory must not pass for an empty installation.
+  if (sourceLocation.engine === "sqlite" && !fs.existsSync(sourceLocation.file)) {
+    throw new UsageError(
+      `No metadata store to copy: ${sourceLocation.file} does not exist ` +
+        "(give --data-dir or ANALYTICS_DATABASE_URL).",
+    );
+  }
+  const from = describeMetadataLocation(sourceLocation);
+  const to = describeMetadataLocation(targetLocation);
+  const source = openMetadataAt(sourceLocation);
+  try {
+    const target = openMetadataAt(targetLocation);
+    try {
+      // Both at the latest schema, so every column read has a place to go.
+      await source.migrate();
+      await target.migrate();
+      console.log(`Copying metadata from ${from} to ${to}`);
+      const copied = await target.importRows(
+        (table) => source.exportRows(table),
+        (table, rows) => console.log(`  ${table}: ${countRows(rows)}`),
+      );
+      const total = Object.values(copied).reduce((sum, rows) => sum + rows, 0);
+      console.log(`Copied ${countRows(total)} into ${to}.`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof MetadataNotEmptyError)) throw error;
+      console.error(
+        `The target metadata store ${to} is not empty (${listRows(error.rows)}): ` +
+          "metadata copy only fills an empty store, so nothing was copied.",
+      );
+      return 1;
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+function countRows(rows: number): string {
+  return `${rows} ${rows === 1 ? "row" : "rows"}`;
+}
+
+function listRows(rows: Partial<Record<MetadataTable, number>>): string {
+  return Object.entries(rows)
+    .map(([table, count]) => `${table}: ${count}`)
+    .join(", ");
+}
