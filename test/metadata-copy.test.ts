@@ -78,8 +78,9 @@ async function populate(t: TestApp, clock: ManualClock): Promise<Fixture> {
   assert.equal(deleted.statusCode, 200, deleted.body);
 
   const { salts, reports } = t.container.metadata;
-  await salts.getOrCreate("2026-05-03", "salt-of-yesterday", clock.now());
-  await salts.getOrCreate("2026-05-04", "salt-of-today", clock.now());
+  const keepUntil = new Date(clock.now().getTime() + 2 * 86_400_000);
+  await salts.getOrCreate([{ day: "2026-05-03", candidate: "salt-of-yesterday", keepUntil }], clock.now());
+  await salts.getOrCreate([{ day: "2026-05-04", candidate: "salt-of-today", keepUntil }], clock.now());
   const sent = await reports.claim(owner.user.id, REPORT_PERIOD, clock.now(), new Date(0));
   assert.ok(sent);
   await reports.markSent(owner.user.id, REPORT_PERIOD, sent, clock.now());
@@ -91,7 +92,7 @@ async function populate(t: TestApp, clock: ManualClock): Promise<Fixture> {
   // by (user, period).
   for (let i = 0; i < 600; i++) {
     const day = new Date(Date.UTC(2020, 0, 1 + i)).toISOString().slice(0, 10);
-    await salts.getOrCreate(day, `salt-${i}`, clock.now());
+    await salts.getOrCreate([{ day, candidate: `salt-${i}`, keepUntil }], clock.now());
     for (const userId of [owner.user.id, other.user.id]) {
       assert.ok(await reports.claim(userId, `day:${day}`, clock.now(), new Date(0)));
     }
@@ -155,11 +156,12 @@ async function assertSameAnswers(source: TestApp, target: TestApp, fixture: Fixt
   assert.ok(page.body.includes('data-total="visitors"'), "the source's cookie opens the stats page");
 
   const now = new Date(NOW);
-  assert.equal(
-    await target.container.metadata.salts.getOrCreate("2026-05-03", "new", now),
-    "salt-of-yesterday",
-  );
-  assert.equal(await target.container.metadata.salts.getOrCreate("2026-05-04", "new", now), "salt-of-today");
+  const saltOf = async (day: string) =>
+    (await target.container.metadata.salts.getOrCreate([{ day, candidate: "new", keepUntil: now }], now)).get(
+      day,
+    );
+  assert.equal(await saltOf("2026-05-03"), "salt-of-yesterday");
+  assert.equal(await saltOf("2026-05-04"), "salt-of-today");
   for (const userId of [fixture.ownerId, fixture.otherId]) {
     const entry = await target.container.metadata.reports.find(userId, REPORT_PERIOD);
     assert.ok(entry, `report log of user ${userId}`);

@@ -56,7 +56,10 @@ const LAYOUT: { readonly [T in MetadataTable]: TableLayout<T> } = {
       updated_at: "timestamp",
     },
   },
-  visitor_salts: { key: ["day"], columns: { day: "text", salt: "text", created_at: "timestamp" } },
+  visitor_salts: {
+    key: ["day"],
+    columns: { day: "text", salt: "text", created_at: "timestamp", expires_at: "timestamp" },
+  },
   server_secrets: { key: ["name"], columns: { name: "text", value: "text", created_at: "timestamp" } },
   report_log: {
     key: ["user_id", "period_key"],
