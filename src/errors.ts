@@ -4,6 +4,7 @@
 export type ErrorCode =
   | "bad_request"
   | "unauthenticated"
+  | "forbidden"
   | "not_found"
   | "method_not_allowed"
   | "payload_too_large"
@@ -41,6 +42,14 @@ export class NotFoundError extends AppError {
   constructor() {
     super("not_found", "Resource not found.");
     this.name = "NotFoundError";
+  }
+}
+
+/** The caller is known but may not do this (an API call only administrators may make). */
+export class ForbiddenError extends AppError {
+  constructor() {
+    super("forbidden", "This action is unauthorized.");
+    this.name = "ForbiddenError";
   }
 }
 

@@ -37,11 +37,13 @@ describe("API documentation", () => {
     assert.deepEqual(operations.sort(), [
       "DELETE /api/v1/websites/{id}",
       "GET /api/v1/stats/{id}",
+      "GET /api/v1/users",
       "GET /api/v1/websites",
       "GET /api/v1/websites/{id}",
       "GET /js/script.js",
       "POST /api/event",
       "POST /api/v1/events",
+      "POST /api/v1/users",
       "POST /api/v1/websites",
       "PUT /api/v1/websites/{id}",
     ]);

@@ -1,8 +1,9 @@
 // Accounts: creating users, rotating their API key, and resolving a presented key to its
-// user. A user has exactly one key; rotating it makes the old one fail at once.
+// user. A user has exactly one key; rotating it makes the old one fail at once. An
+// administrator (`users create --admin`) may also list and create users through the API.
 
 import type { Clock } from "../clock.js";
-import { AppError, ValidationError } from "../errors.js";
+import { AppError, ForbiddenError, ValidationError } from "../errors.js";
 import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
 import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
 
@@ -48,6 +49,18 @@ export class UserService {
     return { user, apiKey: issued.key };
   }
 
+  /** A page of every user, for an administrator; anyone else is refused. */
+  async list(actor: UserRecord, page: { perPage: number; page: number }) {
+    requireAdmin(actor);
+    return this.users.list(page.perPage, (page.page - 1) * page.perPage);
+  }
+
+  /** Creates a user (with its first API key) for an administrator; anyone else is refused. */
+  async createAs(actor: UserRecord, input: NewUserInput): Promise<{ user: UserRecord; apiKey: string }> {
+    requireAdmin(actor);
+    return this.create(input);
+  }
+
   /** The user owning this key, or null for a malformed, unknown or replaced key. */
   async authenticate(key: string): Promise<UserRecord | null> {
     const keyId = keyIdOf(key);
@@ -56,6 +69,10 @@ export class UserService {
     if (!credential || !keyMatches(key, credential.apiKeyHash)) return null;
     return credential.user;
   }
+}
+
+function requireAdmin(actor: UserRecord): void {
+  if (!actor.isAdmin) throw new ForbiddenError();
 }
 
 function normaliseEmail(raw: string): string {

@@ -14,6 +14,7 @@ import { sendError } from "./http-errors.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
 import { RouteTable } from "./route-table.js";
 import { statsRoutes } from "./stats-routes.js";
+import { userRoutes } from "./user-routes.js";
 import { websiteRoutes } from "./website-routes.js";
 
 export interface ApiV1Options {
@@ -51,6 +52,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
   await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
   await scope.register(eventRoutes, { importer: options.importer });
   await scope.register(statsRoutes, { stats: options.stats, publicUrl: options.publicUrl });
+  await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });
 
   scope.setNotFoundHandler((request, reply) => {
     const allowed = routes.allowedMethods(request.url.split("?", 1)[0] ?? "");

@@ -9,6 +9,7 @@ import { fieldErrorsFromAjv } from "./validation-messages.js";
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthenticated: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
@@ -22,6 +23,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 /** Fixed sentences the contract prescribes; other codes carry the thrower's message. */
 const FIXED_MESSAGES: Partial<Record<ErrorCode, string>> = {
   unauthenticated: "Unauthenticated.",
+  forbidden: "This action is unauthorized.",
   not_found: "Resource not found.",
   rate_limited: "Too Many Attempts.",
   payload_too_large: "The request body is too large.",

@@ -25,6 +25,40 @@ export function pageWindow(total: number, page: number, perPage: number, itemsOn
   };
 }
 
+/**
+ * The list envelope of the websites and users APIs around one page of `data`:
+ * `{data, links, meta, status}` (CONTRACT.md section 3.4).
+ */
+export function listEnvelope<T>(
+  request: FastifyRequest,
+  publicUrl: string | null,
+  data: T[],
+  total: number,
+  { page, perPage }: { page: number; perPage: number },
+) {
+  const window = pageWindow(total, page, perPage, data.length);
+  const urls = new PageUrls(request, publicUrl);
+  return {
+    data,
+    links: {
+      first: urls.page(1),
+      last: urls.page(window.lastPage),
+      prev: page > 1 ? urls.page(page - 1) : null,
+      next: page < window.lastPage ? urls.page(page + 1) : null,
+    },
+    meta: {
+      current_page: page,
+      from: window.from,
+      last_page: window.lastPage,
+      path: urls.path,
+      per_page: perPage,
+      to: window.to,
+      total,
+    },
+    status: 200 as const,
+  };
+}
+
 export class PageUrls {
   readonly path: string;
   private readonly query: URLSearchParams;

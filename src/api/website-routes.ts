@@ -9,7 +9,7 @@ import { NotFoundError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
 import type { WebsiteService, WebsiteSettings } from "../websites/website-service.js";
 import { currentUser } from "./authenticate.js";
-import { PageUrls, pageWindow } from "./pagination.js";
+import { listEnvelope } from "./pagination.js";
 import { COMMON_ERRORS, ValidationErrorBody } from "./schema-types.js";
 import {
   CreateWebsiteBody,
@@ -55,27 +55,7 @@ export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRout
         perPage,
         page,
       });
-      const window = pageWindow(total, page, perPage, items.length);
-      const urls = new PageUrls(request, publicUrl);
-      return {
-        data: items.map(toResource),
-        links: {
-          first: urls.page(1),
-          last: urls.page(window.lastPage),
-          prev: page > 1 ? urls.page(page - 1) : null,
-          next: page < window.lastPage ? urls.page(page + 1) : null,
-        },
-        meta: {
-          current_page: page,
-          from: window.from,
-          last_page: window.lastPage,
-          path: urls.path,
-          per_page: perPage,
-          to: window.to,
-          total,
-        },
-        status: 200 as const,
-      };
+      return listEnvelope(request, publicUrl, items.map(toResource), total, { page, perPage });
     },
   );
 

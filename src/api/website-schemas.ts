@@ -8,7 +8,7 @@ import {
   PRIVACY_VALUES,
   WEBSITE_DEFAULTS,
 } from "../websites/website-rules.js";
-import { integerEnum, PageParam, PerPageParam, stringEnum } from "./schema-types.js";
+import { integerEnum, PagedList, PageParam, PerPageParam, stringEnum } from "./schema-types.js";
 
 const nullableText = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -95,29 +95,7 @@ export const ListWebsitesQuery = Type.Object({
   page: PageParam,
 });
 
-const Links = Type.Object({
-  first: Type.String(),
-  last: Type.String(),
-  prev: Type.Union([Type.String(), Type.Null()]),
-  next: Type.Union([Type.String(), Type.Null()]),
-});
-
-const Meta = Type.Object({
-  current_page: Type.Integer(),
-  from: Type.Union([Type.Integer(), Type.Null()]),
-  last_page: Type.Integer(),
-  path: Type.String(),
-  per_page: Type.Integer(),
-  to: Type.Union([Type.Integer(), Type.Null()]),
-  total: Type.Integer(),
-});
-
-export const WebsiteList = Type.Object({
-  data: Type.Array(Website),
-  links: Links,
-  meta: Meta,
-  status: Type.Literal(200),
-});
+export const WebsiteList = PagedList(Website);
 
 export const WebsiteEnvelope = (status: 200 | 201) =>
   Type.Object({ data: Website, status: Type.Literal(status) });

@@ -17,7 +17,8 @@ const USAGE = `Usage: analytics <command> [options]
 Commands:
   serve [--host H] [--port P] [--data-dir D]   Serve the API, tracker and pages (migrates first)
   migrate [--data-dir D]                       Create or upgrade every configured store
-  users create --email E [--name N] [--admin]  Create a user; prints the new API key on the last line
+  users create --email E [--name N] [--admin]  Create a user (--admin: may manage users through the API);
+                                               prints the new API key on the last line
   keys rotate --email E                        Replace a user's API key; prints the new key on the last line
   aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
   reports send [--period week|month] [--dry-run]

@@ -35,6 +35,8 @@ export interface UserRepository {
   findCredential(apiKeyId: string): Promise<StoredCredential | null>;
   /** Replaces the user's key; returns false when no such user. */
   replaceKey(userId: number, apiKeyId: string, apiKeyHash: string, now: Date): Promise<boolean>;
+  /** A page of every user, newest first, and how many there are. */
+  list(limit: number, offset: number): Promise<{ items: UserRecord[]; total: number }>;
 }
 
 export type Privacy = 0 | 1 | 2;

@@ -57,6 +57,21 @@ export class RelationalUserRepository implements UserRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
+
+  async list(limit: number, offset: number): Promise<{ items: UserRecord[]; total: number }> {
+    const rows = await this.db
+      .selectFrom("users")
+      .selectAll()
+      .orderBy("id", "desc")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const counted = await this.db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll().as("total"))
+      .executeTakeFirstOrThrow();
+    return { items: rows.map(toUser), total: Number(counted.total) };
+  }
 }
 
 function toUser(row: Selectable<UsersTable>): UserRecord {
