@@ -8,7 +8,7 @@ import { type Html, html } from "./html.js";
 import { type GeoSource, layout } from "./page-layout.js";
 import type { StatsPageModel, TopList, Total } from "./page-model.js";
 import { dailyChart, hoursChart, type Scale, scaleFor } from "./svg-chart.js";
-import { labelOf } from "./value-labels.js";
+import { labelOf, type ValueLabel } from "./value-labels.js";
 
 export interface StatsViewOptions {
   model: StatsPageModel;
@@ -75,7 +75,7 @@ function header({ model, presets, action, signedIn }: StatsViewOptions): Html {
     return html`<li><a href="${rangeHref(action, preset.range)}"${current ? html` aria-current="true"` : ""}>${preset.label}</a></li>`;
   });
   return html`<header class="top"><div class="wrap">
-<div><h1><small>Statistics of</small>${model.domain}</h1>
+<div class="site"><h1><small>Statistics of</small><span class="domain" title="${model.domain}">${model.domain}</span></h1>
 <p class="period">${rangeLabel(model.range)} (UTC)</p>${
     signedIn
       ? html`<form class="signout" method="post" action="${action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`
@@ -147,13 +147,18 @@ function dailyCard(model: StatsPageModel): Html {
 </section>`;
 }
 
+/** A value's label, cut to its cell by the stylesheet; the title shows it whole on hover. */
+function labelText(label: ValueLabel): Html {
+  const whole = label.detail ? `${label.text} ${label.detail}` : label.text;
+  return html`<span class="text" title="${whole}"><span class="name">${label.text}</span>${label.detail ? html`<span class="detail">${label.detail}</span>` : ""}</span>`;
+}
+
 function listCard(list: TopList): Html {
   const id = `list-${list.stat}`;
   const largest = Math.max(1, ...list.rows.map((row) => row.count));
   const rows = list.rows.map((row) => {
-    const label = labelOf(list.stat, row.value);
     const width = Math.max(0.5, (row.count / largest) * 100).toFixed(1);
-    return html`<tr data-value="${row.value}"><td class="name"><svg class="bar-bg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true"><rect width="${width}" height="1"/></svg><span class="text" title="${row.value}">${label.text}${label.detail ? html`<span class="detail">${label.detail}</span>` : ""}</span></td><td class="count" data-count="${row.count}">${numbers.format(row.count)}</td></tr>`;
+    return html`<tr data-value="${row.value}"><td class="name"><svg class="bar-bg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true"><rect width="${width}" height="1"/></svg>${labelText(labelOf(list.stat, row.value))}</td><td class="count" data-count="${row.count}">${numbers.format(row.count)}</td></tr>`;
   });
   const body =
     list.rows.length === 0
