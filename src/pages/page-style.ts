@@ -83,6 +83,12 @@ main { padding-bottom: 24px; }
   grid-column: 2; display: flex; justify-content: space-between; font-size: .75rem; color: var(--muted);
   margin-top: 4px; font-variant-numeric: tabular-nums;
 }
+/* The line chart's dates: an SVG whose labels sit at their points by percentage. */
+.x-labels {
+  grid-column: 2; display: block; width: 100%; height: 18px; margin-top: 4px; overflow: visible;
+  font-size: .75rem; fill: var(--muted); font-variant-numeric: tabular-nums;
+}
+.chart .note { margin: 8px 0 0; font-size: .8rem; color: var(--muted); }
 .plot .grid { stroke: var(--line); stroke-width: 1; }
 .plot .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 .plot .line.visitors { stroke: var(--visitors); }
@@ -151,5 +157,6 @@ footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: s
   .change .vs { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .lists { grid-template-columns: 1fr; }
   .plot { height: 180px; }
+  .x-labels .minor { display: none; }
 }
 `;

@@ -1,13 +1,15 @@
 // The stats page itself: the range picker, the totals with their change against the period
-// before, the daily chart (with its numbers in a table), one card per top list and the
-// hours. Rows carry their raw value and count as data attributes, so a script or a test
-// can read exactly what the statistics API returns.
+// before, the chart of the range (trend-card.ts), one card per top list and the hours. Rows
+// carry their raw value and count as data attributes, so a script or a test can read
+// exactly what the statistics API returns.
 
+import { rangeLabel } from "./date-labels.js";
 import type { DateRange, RangePreset } from "./date-range.js";
 import { type Html, html } from "./html.js";
 import { type GeoSource, layout } from "./page-layout.js";
 import type { StatsPageModel, TopList, Total } from "./page-model.js";
-import { dailyChart, hoursChart, type Scale, scaleFor } from "./svg-chart.js";
+import { hoursChart, scaleFor, yAxis } from "./svg-chart.js";
+import { trendCard } from "./trend-card.js";
 import { labelOf, type ValueLabel } from "./value-labels.js";
 
 export interface StatsViewOptions {
@@ -27,23 +29,6 @@ export interface StatsViewOptions {
 
 const numbers = new Intl.NumberFormat("en-US");
 const decimals = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
-const shortDate = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
-const longDate = new Intl.DateTimeFormat("en-US", {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  timeZone: "UTC",
-});
-
-function dateLabel(day: string, long = false): string {
-  return (long ? longDate : shortDate).format(new Date(`${day}T00:00:00Z`));
-}
-
-function rangeLabel(range: DateRange): string {
-  return range.from === range.to
-    ? dateLabel(range.from, true)
-    : `${dateLabel(range.from, true)} – ${dateLabel(range.to, true)}`;
-}
 
 function rangeHref(action: string, range: DateRange): string {
   return `${action}?${new URLSearchParams({ from: range.from, to: range.to })}`;
@@ -60,7 +45,7 @@ export function statsPage(options: StatsViewOptions): Html {
 <main class="wrap">
 ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ""}
 ${totals(model)}
-${dailyCard(model)}
+${trendCard(model)}
 <div class="lists">
 ${model.lists.map(listCard)}
 ${hoursCard(model)}
@@ -121,32 +106,6 @@ ${card("Views per visitor", "views_per_visitor", decimals.format(views.current),
 </section>`;
 }
 
-function axis(scale: Scale): Html {
-  return html`<div class="y-axis" aria-hidden="true">${scale.ticks.map((tick) => html`<span>${numbers.format(tick)}</span>`)}</div>`;
-}
-
-function dailyCard(model: StatsPageModel): Html {
-  const series = model.series;
-  const scale = scaleFor(Math.max(0, ...series.map((point) => Math.max(point.visitors, point.pageviews))));
-  const first = series[0]?.day ?? model.range.from;
-  const last = series[series.length - 1]?.day ?? model.range.to;
-  const middle = series[Math.floor((series.length - 1) / 2)]?.day ?? first;
-  const ticks = series.length > 2 ? [first, middle, last] : series.length === 2 ? [first, last] : [first];
-  const summary = `Visitors and pageviews per day, ${rangeLabel(model.range)}: ${numbers.format(model.visitors.current)} visitors, ${numbers.format(model.pageviews.current)} pageviews.`;
-  return html`<section class="card chart" aria-labelledby="daily-title">
-<div class="chart-head"><h2 id="daily-title">Visitors and pageviews</h2>
-<ul class="legend"><li class="visitors">Visitors</li><li class="pageviews">Pageviews</li></ul></div>
-<div class="figure">${axis(scale)}${dailyChart(series, scale, summary)}
-<div class="x-axis" aria-hidden="true">${ticks.map((day) => html`<span>${dateLabel(day)}</span>`)}</div></div>
-<details class="data"><summary>Numbers per day</summary><div class="scroll"><table>
-<thead><tr><th scope="col">Day</th><th scope="col" class="count">Visitors</th><th scope="col" class="count">Pageviews</th></tr></thead>
-<tbody>${series.map(
-    (point) =>
-      html`<tr data-day="${point.day}"><td>${point.day}</td><td class="count" data-visitors="${point.visitors}">${numbers.format(point.visitors)}</td><td class="count" data-pageviews="${point.pageviews}">${numbers.format(point.pageviews)}</td></tr>`,
-  )}</tbody></table></div></details>
-</section>`;
-}
-
 /** A value's label, cut to its cell by the stylesheet; the title shows it whole on hover. */
 function labelText(label: ValueLabel): Html {
   const whole = label.detail ? `${label.text} ${label.detail}` : label.text;
@@ -186,7 +145,7 @@ function hoursCard(model: StatsPageModel): Html {
   return html`<section class="card hours" data-stat="hours" aria-labelledby="hours-title">
 <div class="chart-head"><h2 id="hours-title">Hour of day (UTC)</h2>
 <ul class="legend"><li class="visitors">Visitors</li><li class="pageviews">Pageviews</li></ul></div>
-<div class="figure">${axis(scale)}${hoursChart(model.hours, scale, summary)}
+<div class="figure">${yAxis(scale)}${hoursChart(model.hours, scale, summary)}
 <div class="x-axis" aria-hidden="true"><span>00</span><span>06</span><span>12</span><span>18</span><span>24</span></div></div>
 <details class="data"><summary>Numbers per hour</summary><div class="scroll"><table>
 <thead><tr><th scope="col">Hour</th><th scope="col" class="count">Visitors</th><th scope="col" class="count">Pageviews</th></tr></thead>

@@ -1,6 +1,7 @@
-// Long values on a stats page in a real browser (Debian Chromium): a 300-character path, long
-// paths, campaigns and event names with and without spaces, a long referrer host, a long
-// city name and a long domain must neither widen the page nor push a count out of its card.
+// The stats page's layout in a real browser (Debian Chromium). Long values (a 300-character
+// path, paths, campaigns and events with and without spaces, a long referrer host, a long
+// city and a 253-character domain) neither widen the page nor push a count out of its card;
+// the chart has as many points as its range calls for, and its dates fit under it.
 // Screenshots at phone and desktop widths, light and dark, go to test-output/pages/.
 
 import assert from "node:assert/strict";
@@ -23,7 +24,7 @@ const LONG_CITY_IP = "161.79.200.10";
 const LONG_PATH = `/${"x".repeat(299)}`;
 const WORDS = "a page about long words that goes on and on without a break ".repeat(4).trim();
 const missing = chromiumMissing();
-if (missing) console.log(`# SKIPPED pages-long-values tests: ${missing}`);
+if (missing) console.log(`# SKIPPED pages-layout tests: ${missing}`);
 
 /** What the page must keep inside its cards, measured in the browser. */
 interface Layout {
@@ -40,6 +41,13 @@ interface Layout {
   /** Lines the domain takes in the heading, and the title that holds it whole. */
   domainLines: number;
   domainTitle: string;
+}
+
+/** A label's or a box's horizontal extent in the window. */
+interface Box {
+  left: number;
+  right: number;
+  text: string;
 }
 
 const MEASURE = `(() => {
@@ -74,7 +82,7 @@ const MEASURE = `(() => {
   };
 })()`;
 
-describe("stats page with long values in a real browser", { skip: missing ?? false }, () => {
+describe("stats page layout in a real browser", { skip: missing ?? false }, () => {
   let t: TestApp;
   let browser: Browser;
   let base = "";
@@ -161,6 +169,50 @@ describe("stats page with long values in a real browser", { skip: missing ?? fal
         assert.ok(layout.headingFits, "the domain fits the heading");
         assert.ok(layout.domainLines <= 3, `the domain takes ${layout.domainLines} lines`);
         assert.equal(layout.domainTitle, DOMAIN);
+        await context.close();
+      });
+    }
+  }
+
+  for (const width of [390, 1280]) {
+    for (const [from, to, points] of [
+      ["2026-04-02", "2026-04-02", 24],
+      ["2026-03-12", "2026-04-10", 30],
+      ["2025-04-11", "2026-04-10", 53],
+    ] as const) {
+      it(`charts ${from} to ${to} as ${points} points at ${width}px, with dates that fit`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 } });
+        const page = await context.newPage();
+        await page.goto(`${base}/${DOMAIN}?from=${from}&to=${to}`);
+        const chart = page.locator("section.chart");
+        await chart.screenshot({ path: `${OUTPUT}chart-${points}-points-${width}.png` });
+        assert.equal(await chart.locator(".plot rect.hit").count(), points);
+        const measured = await page.evaluate<{ figure: Box; labels: Box[]; overflow: number }>(`(() => {
+          const box = (element) => {
+            const { left, right } = element.getBoundingClientRect();
+            return { left, right, text: element.textContent };
+          };
+          const labels = [...document.querySelectorAll(".chart .x-labels text")]
+            .filter((label) => getComputedStyle(label).display !== "none")
+            .map(box)
+            .sort((a, b) => a.left - b.left);
+          return {
+            figure: box(document.querySelector(".chart .figure")),
+            labels,
+            overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+          };
+        })()`);
+        const { figure, labels } = measured;
+        assert.equal(labels.length, width < 600 ? 3 : 5, "five dates, three on a phone");
+        for (const [index, label] of labels.entries()) {
+          assert.ok(
+            label.left >= figure.left && label.right <= figure.right,
+            `${label.text} is under the chart`,
+          );
+          const next = labels[index + 1];
+          if (next) assert.ok(label.right + 4 <= next.left, `${label.text} and ${next.text} do not touch`);
+        }
+        assert.ok(measured.overflow <= 0, `the page is ${measured.overflow}px wider than the window`);
         await context.close();
       });
     }
