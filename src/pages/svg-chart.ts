@@ -49,7 +49,7 @@ function round(value: number): number {
 }
 
 function linePath(values: readonly number[], max: number): string {
-  // One day alone is drawn as a level line across the plot.
+  // A single point is drawn as a level line across the plot.
   const points = values.length === 1 ? [values[0] ?? 0, values[0] ?? 0] : values;
   return points.map((value, index) => `${index === 0 ? "M" : "L"}${index * STEP} ${y(value, max)}`).join("");
 }
