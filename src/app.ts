@@ -49,6 +49,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // One log line per request would drown the logs of a collection endpoint.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: AJV_OPTIONS,
+    // A stats page's path is its domain, up to 253 characters (more before it redirects to
+    // the canonical form); the router's default of 100 answered longer ones with 414.
+    routerOptions: { maxParamLength: 1024 },
   });
 
   app.decorateRequest("user", null);

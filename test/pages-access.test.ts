@@ -324,6 +324,24 @@ describe("stats page access", () => {
     }
   });
 
+  it("serves the page of a domain as long as domains go (253 characters)", async () => {
+    const label = "a".repeat(63);
+    const domain = `${label}.${label}.${label}.${"b".repeat(53)}.example`;
+    assert.equal(domain.length, 253);
+    const created = await t.call(ownerKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain, privacy: "0" },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const page = await get(`/${domain}`);
+    assert.equal(page.statusCode, 200);
+    assert.ok(page.body.includes(`<title>${domain}: statistics</title>`));
+    const www = await get(`/www.${domain.toUpperCase()}`);
+    assert.equal(www.statusCode, 301);
+    assert.equal(www.headers.location, `/${domain}`);
+  });
+
   it("serves the stylesheet with an ETag and a long cache life", async () => {
     const page = await get("/public.example");
     const href = /<link rel="stylesheet" href="([^"]+)">/.exec(page.body)?.[1] ?? "";

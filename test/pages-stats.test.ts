@@ -41,8 +41,8 @@ function listRows(page: string, stat: string): Rows {
   ]);
 }
 
-/** Rows of the per-day or per-hour table: [key, visitors, pageviews]. */
-function tableRows(page: string, attribute: "day" | "hour"): [string, number, number][] {
+/** Rows of the chart's table or the hours' table: [key, visitors, pageviews]. */
+function tableRows(page: string, attribute: "point" | "hour"): [string, number, number][] {
   const pattern = new RegExp(
     `<tr data-${attribute}="([^"]+)">[\\s\\S]*?data-visitors="(\\d+)"[\\s\\S]*?data-pageviews="(\\d+)"`,
     "g",
@@ -113,7 +113,7 @@ describe("stats page numbers", () => {
     const body = await page(`from=${from}&to=${to}`);
     const visitors = new Map(await apiRows("visitors", from, to, 100));
     const pageviews = new Map(await apiRows("pageviews", from, to, 100));
-    const days = tableRows(body, "day");
+    const days = tableRows(body, "point");
     assert.equal(days.length, 7);
     assert.deepEqual(
       days,
@@ -133,6 +133,61 @@ describe("stats page numbers", () => {
     assert.deepEqual(hours[9], ["09", 3, 4]);
   });
 
+  it("charts hours for one day, days for 30, weeks for a year and months for two", async () => {
+    /** The chart's unit, its points as plotted (hover targets) and as tabled, and its axis labels. */
+    const chart = (body: string) => {
+      const section = /<section class="card chart" data-unit="(\w+)"[\s\S]*?<\/section>/.exec(body);
+      assert.ok(section, "the page has a chart");
+      const plot = /<svg class="plot"[\s\S]*?<\/svg>/.exec(section[0])?.[0] ?? "";
+      const labels = /<svg class="x-labels"[\s\S]*?<\/svg>/.exec(section[0])?.[0] ?? "";
+      return {
+        unit: section[1],
+        plotted: plot.match(/<rect class="hit"/g)?.length ?? 0,
+        rows: tableRows(section[0], "point"),
+        labels: [...labels.matchAll(/>([^<]+)<\/text>/g)].map((match) => match[1]),
+        note: /<p class="note">([^<]*)<\/p>/.exec(section[0])?.[1] ?? "",
+      };
+    };
+
+    const day = chart(await page("from=2026-04-01&to=2026-04-01"));
+    assert.equal(day.unit, "hour");
+    assert.equal(day.plotted, 24);
+    assert.equal(day.rows.length, 24);
+    const visitors = new Map(await apiRows("visitors_hours", "2026-04-01", "2026-04-01", 100));
+    const pageviews = new Map(await apiRows("pageviews_hours", "2026-04-01", "2026-04-01", 100));
+    assert.deepEqual(
+      day.rows,
+      day.rows.map(([key]) => [key, visitors.get(key.slice(11)) ?? 0, pageviews.get(key.slice(11)) ?? 0]),
+    );
+    assert.deepEqual(day.rows[9], ["2026-04-01T09", 2, 3]);
+    assert.deepEqual(day.labels, ["00:00", "06:00", "12:00", "18:00", "23:00"]);
+
+    const month = chart(await page("from=2026-03-12&to=2026-04-10"));
+    assert.equal(month.unit, "day");
+    assert.equal(month.plotted, 30);
+    assert.equal(month.rows.length, 30);
+    assert.equal(month.note, "");
+
+    // 2025-04-11 to 2026-04-10: 3 days (Friday to Sunday), 51 weeks, 5 days.
+    const year = chart(await page("from=2025-04-11&to=2026-04-10"));
+    assert.equal(year.unit, "week");
+    assert.equal(year.plotted, 53);
+    assert.equal(year.rows.length, 53);
+    assert.deepEqual(
+      year.rows.filter(([, v, p]) => v + p > 0),
+      [["2026-03-30/2026-04-05", 5, 7]],
+      "the fixture's days add up in their week",
+    );
+    assert.equal(year.labels.length, 5);
+    assert.match(year.note, /unique visitors of each of its days, added up/);
+
+    const twoYears = chart(await page("from=2024-04-11&to=2026-04-10"));
+    assert.equal(twoYears.unit, "month");
+    assert.equal(twoYears.plotted, 25);
+    assert.deepEqual(twoYears.rows[0], ["2024-04-11/2024-04-30", 0, 0]);
+    assert.deepEqual(twoYears.rows[24], ["2026-04-01/2026-04-10", 5, 7]);
+  });
+
   it("shows totals and their change against the period before", async () => {
     const whole = await page(`from=${FIXTURE_RANGE.from}&to=${FIXTURE_RANGE.to}`);
     assert.equal(totalCard(whole, "visitors").value, "5");
@@ -150,7 +205,7 @@ describe("stats page numbers", () => {
 
   it("defaults to the last 30 days and offers presets", async () => {
     const body = await page("");
-    const days = tableRows(body, "day");
+    const days = tableRows(body, "point");
     assert.equal(days.length, 30);
     assert.equal(days[29]?.[0], "2026-04-10");
     assert.ok(body.includes('href="/stats.example?from=2026-03-12&amp;to=2026-04-10" aria-current="true"'));

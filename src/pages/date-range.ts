@@ -5,7 +5,7 @@ import { parseDay } from "../stats/day-rule.js";
 
 const DAY_MS = 86_400_000;
 export const DEFAULT_DAYS = 30;
-/** Longest range one page shows: the chart has a point per day. */
+/** Longest range one page shows: two years, 25 points of the monthly chart. */
 export const MAX_DAYS = 731;
 /** Bounds that keep the previous period and the presets within four-digit years. */
 const EARLIEST = "1970-01-01";

@@ -31,7 +31,15 @@ a { color: var(--visitors); }
 }
 header.top { padding: 20px 0 8px; }
 header.top .wrap { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: end; justify-content: space-between; }
-h1 { font-size: 1.5rem; margin: 0; word-break: break-all; }
+/* A long domain wraps beside the range picker rather than pushing it onto a line of its own. */
+header.top .site { flex: 1 1 20rem; min-width: 0; }
+h1 { font-size: 1.5rem; margin: 0; }
+/* A domain is one long word: it wraps at its dots and hyphens, or anywhere if it must, and
+   the longest (up to 253 characters) end in an ellipsis after three lines. */
+h1 .domain {
+  display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; line-clamp: 3;
+  overflow: hidden; overflow-wrap: anywhere;
+}
 h1 small { display: block; font-size: .8rem; font-weight: 500; color: var(--muted); letter-spacing: .02em; }
 h2 { font-size: 1rem; margin: 0 0 12px; }
 .range { display: flex; flex-direction: column; gap: 8px; align-items: flex-end; }
@@ -75,6 +83,12 @@ main { padding-bottom: 24px; }
   grid-column: 2; display: flex; justify-content: space-between; font-size: .75rem; color: var(--muted);
   margin-top: 4px; font-variant-numeric: tabular-nums;
 }
+/* The line chart's dates: an SVG whose labels sit at their points by percentage. */
+.x-labels {
+  grid-column: 2; display: block; width: 100%; height: 18px; margin-top: 4px; overflow: visible;
+  font-size: .75rem; fill: var(--muted); font-variant-numeric: tabular-nums;
+}
+.chart .note { margin: 8px 0 0; font-size: .8rem; color: var(--muted); }
 .plot .grid { stroke: var(--line); stroke-width: 1; }
 .plot .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 .plot .line.visitors { stroke: var(--visitors); }
@@ -93,15 +107,21 @@ table { width: 100%; border-collapse: collapse; font-size: .9rem; }
 th { text-align: left; font-size: .75rem; font-weight: 600; color: var(--muted); padding: 0 8px 6px; }
 th.count, td.count { text-align: right; width: 1%; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .top td { padding: 0; border-top: 2px solid var(--card); }
-.top td.name { position: relative; }
+/* max-width: 0 keeps a long label from widening the table: the name column takes what the
+   count column leaves, so counts stay in the card and the label is cut instead. */
+.top td.name { position: relative; max-width: 0; }
 .top td.name .bar-bg { position: absolute; inset: 0; width: 100%; height: 100%; display: block; }
 .top td.name .bar-bg rect { fill: var(--bar); }
-.top td.name span.text {
-  position: relative; display: block; padding: 5px 8px; overflow: hidden; text-overflow: ellipsis;
-  white-space: nowrap;
+.top td.name .text { position: relative; display: flex; align-items: baseline; gap: 6px; padding: 5px 8px; }
+/* Name and detail are cut apart and the name gives way first, so an event's amount or a
+   city's country stays in sight; the cell's title holds the whole text. */
+.top td.name .name, .top td.name .detail {
+  min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
 }
+.top td.name .name { flex: 0 1 auto; }
+.top td.name .detail { flex: none; max-width: 45%; }
 .top td.count { padding: 5px 8px; }
-.detail { color: var(--muted); margin-left: 6px; font-size: .8rem; }
+.detail { color: var(--muted); font-size: .8rem; }
 .more { margin: 8px 0 0; font-size: .8rem; color: var(--muted); }
 .empty { color: var(--muted); font-size: .9rem; margin: 0; }
 .data td, .data th { padding: 3px 8px; border-top: 1px solid var(--line); }
@@ -126,6 +146,7 @@ footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: s
 }
 @media (max-width: 640px) {
   header.top .wrap { flex-direction: column; align-items: stretch; }
+  header.top .site { flex: none; }
   .range { align-items: stretch; }
   .picker label { flex: 1 1 40%; }
   .picker input { width: 100%; }
@@ -136,5 +157,6 @@ footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: s
   .change .vs { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   .lists { grid-template-columns: 1fr; }
   .plot { height: 180px; }
+  .x-labels .minor { display: none; }
 }
 `;

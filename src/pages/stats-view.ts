@@ -1,14 +1,16 @@
 // The stats page itself: the range picker, the totals with their change against the period
-// before, the daily chart (with its numbers in a table), one card per top list and the
-// hours. Rows carry their raw value and count as data attributes, so a script or a test
-// can read exactly what the statistics API returns.
+// before, the chart of the range (trend-card.ts), one card per top list and the hours. Rows
+// carry their raw value and count as data attributes, so a script or a test can read
+// exactly what the statistics API returns.
 
+import { rangeLabel } from "./date-labels.js";
 import type { DateRange, RangePreset } from "./date-range.js";
 import { type Html, html } from "./html.js";
 import { type GeoSource, layout } from "./page-layout.js";
 import type { StatsPageModel, TopList, Total } from "./page-model.js";
-import { dailyChart, hoursChart, type Scale, scaleFor } from "./svg-chart.js";
-import { labelOf } from "./value-labels.js";
+import { hoursChart, scaleFor, yAxis } from "./svg-chart.js";
+import { trendCard } from "./trend-card.js";
+import { labelOf, type ValueLabel } from "./value-labels.js";
 
 export interface StatsViewOptions {
   model: StatsPageModel;
@@ -27,23 +29,6 @@ export interface StatsViewOptions {
 
 const numbers = new Intl.NumberFormat("en-US");
 const decimals = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
-const shortDate = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
-const longDate = new Intl.DateTimeFormat("en-US", {
-  year: "numeric",
-  month: "short",
-  day: "numeric",
-  timeZone: "UTC",
-});
-
-function dateLabel(day: string, long = false): string {
-  return (long ? longDate : shortDate).format(new Date(`${day}T00:00:00Z`));
-}
-
-function rangeLabel(range: DateRange): string {
-  return range.from === range.to
-    ? dateLabel(range.from, true)
-    : `${dateLabel(range.from, true)} – ${dateLabel(range.to, true)}`;
-}
 
 function rangeHref(action: string, range: DateRange): string {
   return `${action}?${new URLSearchParams({ from: range.from, to: range.to })}`;
@@ -60,7 +45,7 @@ export function statsPage(options: StatsViewOptions): Html {
 <main class="wrap">
 ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ""}
 ${totals(model)}
-${dailyCard(model)}
+${trendCard(model)}
 <div class="lists">
 ${model.lists.map(listCard)}
 ${hoursCard(model)}
@@ -75,7 +60,7 @@ function header({ model, presets, action, signedIn }: StatsViewOptions): Html {
     return html`<li><a href="${rangeHref(action, preset.range)}"${current ? html` aria-current="true"` : ""}>${preset.label}</a></li>`;
   });
   return html`<header class="top"><div class="wrap">
-<div><h1><small>Statistics of</small>${model.domain}</h1>
+<div class="site"><h1><small>Statistics of</small><span class="domain" title="${model.domain}">${model.domain}</span></h1>
 <p class="period">${rangeLabel(model.range)} (UTC)</p>${
     signedIn
       ? html`<form class="signout" method="post" action="${action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`
@@ -121,39 +106,18 @@ ${card("Views per visitor", "views_per_visitor", decimals.format(views.current),
 </section>`;
 }
 
-function axis(scale: Scale): Html {
-  return html`<div class="y-axis" aria-hidden="true">${scale.ticks.map((tick) => html`<span>${numbers.format(tick)}</span>`)}</div>`;
-}
-
-function dailyCard(model: StatsPageModel): Html {
-  const series = model.series;
-  const scale = scaleFor(Math.max(0, ...series.map((point) => Math.max(point.visitors, point.pageviews))));
-  const first = series[0]?.day ?? model.range.from;
-  const last = series[series.length - 1]?.day ?? model.range.to;
-  const middle = series[Math.floor((series.length - 1) / 2)]?.day ?? first;
-  const ticks = series.length > 2 ? [first, middle, last] : series.length === 2 ? [first, last] : [first];
-  const summary = `Visitors and pageviews per day, ${rangeLabel(model.range)}: ${numbers.format(model.visitors.current)} visitors, ${numbers.format(model.pageviews.current)} pageviews.`;
-  return html`<section class="card chart" aria-labelledby="daily-title">
-<div class="chart-head"><h2 id="daily-title">Visitors and pageviews</h2>
-<ul class="legend"><li class="visitors">Visitors</li><li class="pageviews">Pageviews</li></ul></div>
-<div class="figure">${axis(scale)}${dailyChart(series, scale, summary)}
-<div class="x-axis" aria-hidden="true">${ticks.map((day) => html`<span>${dateLabel(day)}</span>`)}</div></div>
-<details class="data"><summary>Numbers per day</summary><div class="scroll"><table>
-<thead><tr><th scope="col">Day</th><th scope="col" class="count">Visitors</th><th scope="col" class="count">Pageviews</th></tr></thead>
-<tbody>${series.map(
-    (point) =>
-      html`<tr data-day="${point.day}"><td>${point.day}</td><td class="count" data-visitors="${point.visitors}">${numbers.format(point.visitors)}</td><td class="count" data-pageviews="${point.pageviews}">${numbers.format(point.pageviews)}</td></tr>`,
-  )}</tbody></table></div></details>
-</section>`;
+/** A value's label, cut to its cell by the stylesheet; the title shows it whole on hover. */
+function labelText(label: ValueLabel): Html {
+  const whole = label.detail ? `${label.text} ${label.detail}` : label.text;
+  return html`<span class="text" title="${whole}"><span class="name">${label.text}</span>${label.detail ? html`<span class="detail">${label.detail}</span>` : ""}</span>`;
 }
 
 function listCard(list: TopList): Html {
   const id = `list-${list.stat}`;
   const largest = Math.max(1, ...list.rows.map((row) => row.count));
   const rows = list.rows.map((row) => {
-    const label = labelOf(list.stat, row.value);
     const width = Math.max(0.5, (row.count / largest) * 100).toFixed(1);
-    return html`<tr data-value="${row.value}"><td class="name"><svg class="bar-bg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true"><rect width="${width}" height="1"/></svg><span class="text" title="${row.value}">${label.text}${label.detail ? html`<span class="detail">${label.detail}</span>` : ""}</span></td><td class="count" data-count="${row.count}">${numbers.format(row.count)}</td></tr>`;
+    return html`<tr data-value="${row.value}"><td class="name"><svg class="bar-bg" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true"><rect width="${width}" height="1"/></svg>${labelText(labelOf(list.stat, row.value))}</td><td class="count" data-count="${row.count}">${numbers.format(row.count)}</td></tr>`;
   });
   const body =
     list.rows.length === 0
@@ -181,7 +145,7 @@ function hoursCard(model: StatsPageModel): Html {
   return html`<section class="card hours" data-stat="hours" aria-labelledby="hours-title">
 <div class="chart-head"><h2 id="hours-title">Hour of day (UTC)</h2>
 <ul class="legend"><li class="visitors">Visitors</li><li class="pageviews">Pageviews</li></ul></div>
-<div class="figure">${axis(scale)}${hoursChart(model.hours, scale, summary)}
+<div class="figure">${yAxis(scale)}${hoursChart(model.hours, scale, summary)}
 <div class="x-axis" aria-hidden="true"><span>00</span><span>06</span><span>12</span><span>18</span><span>24</span></div></div>
 <details class="data"><summary>Numbers per hour</summary><div class="scroll"><table>
 <thead><tr><th scope="col">Hour</th><th scope="col" class="count">Visitors</th><th scope="col" class="count">Pageviews</th></tr></thead>

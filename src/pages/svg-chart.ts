@@ -1,13 +1,30 @@
-// Server-rendered SVG charts: visitors and pageviews per day (areas and lines) and per hour
-// of day (bars). The plot stretches to any width (preserveAspectRatio="none", strokes that
-// do not scale), so labels live in HTML around it and stay readable on a phone. Each day or
-// hour has a hover target with a <title>, so tooltips need no script.
+// Server-rendered SVG charts: visitors and pageviews over the range (areas and lines) and per
+// hour of day (bars). The plot stretches to any width (preserveAspectRatio="none", strokes
+// that do not scale), so labels live around it: numbers in HTML, dates in an SVG of their own
+// placed by percentages, which no inline style could do under the CSP. Each point or hour has
+// a hover target with a <title>, so tooltips need no script.
 
 import { type Html, html } from "./html.js";
-import type { DayPoint, HourPoint } from "./page-model.js";
+import type { HourPoint } from "./page-model.js";
 
 const HEIGHT = 100;
 const STEP = 10;
+const numbers = new Intl.NumberFormat("en-US");
+
+/** One point of the line chart; `label` names what it covers in its tooltip. */
+export interface TrendPoint {
+  label: string;
+  visitors: number;
+  pageviews: number;
+}
+
+/** A label under the line chart at `at` (0 is the first point, 1 the last). */
+export interface Tick {
+  at: number;
+  text: string;
+  /** Left out on narrow screens, where only the others fit. */
+  minor: boolean;
+}
 
 export interface Scale {
   /** The top of the axis: a round number at or above the largest value. */
@@ -32,7 +49,7 @@ function round(value: number): number {
 }
 
 function linePath(values: readonly number[], max: number): string {
-  // One day alone is drawn as a level line across the plot.
+  // A single point is drawn as a level line across the plot.
   const points = values.length === 1 ? [values[0] ?? 0, values[0] ?? 0] : values;
   return points.map((value, index) => `${index === 0 ? "M" : "L"}${index * STEP} ${y(value, max)}`).join("");
 }
@@ -49,8 +66,8 @@ function gridLines(scale: Scale, width: number): Html {
   })}`;
 }
 
-/** Areas of pageviews and visitors per day; `summary` labels it for screen readers. */
-export function dailyChart(series: readonly DayPoint[], scale: Scale, summary: string): Html {
+/** Areas of pageviews and visitors over the range; `summary` labels it for screen readers. */
+export function trendChart(series: readonly TrendPoint[], scale: Scale, summary: string): Html {
   const width = Math.max(1, series.length - 1) * STEP;
   const pageviews = series.map((point) => point.pageviews);
   const visitors = series.map((point) => point.visitors);
@@ -58,7 +75,7 @@ export function dailyChart(series: readonly DayPoint[], scale: Scale, summary: s
   const targets = series.map((point, index) => {
     const left = series.length === 1 ? 0 : Math.max(0, index * STEP - STEP / 2);
     const right = series.length === 1 ? width : Math.min(width, index * STEP + STEP / 2);
-    return html`<rect class="hit" x="${left}" y="0" width="${right - left || slot}" height="${HEIGHT}"><title>${point.day}: ${point.visitors} visitors, ${point.pageviews} pageviews</title></rect>`;
+    return html`<rect class="hit" x="${left}" y="0" width="${right - left || slot}" height="${HEIGHT}"><title>${point.label}: ${numbers.format(point.visitors)} visitors, ${numbers.format(point.pageviews)} pageviews</title></rect>`;
   });
   return html`<svg class="plot" viewBox="0 0 ${width} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-label="${summary}">
 ${gridLines(scale, width)}
@@ -68,6 +85,23 @@ ${gridLines(scale, width)}
 <path class="line visitors" d="${linePath(visitors, scale.max)}" vector-effect="non-scaling-stroke"/>
 ${targets}
 </svg>`;
+}
+
+/** The numbers beside a plot, bottom to top. */
+export function yAxis(scale: Scale): Html {
+  return html`<div class="y-axis" aria-hidden="true">${scale.ticks.map((tick) => html`<span>${numbers.format(tick)}</span>`)}</div>`;
+}
+
+/**
+ * Labels under the line chart, each at its point: the first starts there, the last ends
+ * there and the others are centred on theirs, so none reaches past the plot.
+ */
+export function xAxis(ticks: readonly Tick[]): Html {
+  const labels = ticks.map((tick) => {
+    const anchor = tick.at === 0 ? "start" : tick.at === 1 ? "end" : "middle";
+    return html`<text${tick.minor ? html` class="minor"` : ""} x="${round(tick.at * 100)}%" y="12" text-anchor="${anchor}">${tick.text}</text>`;
+  });
+  return html`<svg class="x-labels" aria-hidden="true">${labels}</svg>`;
 }
 
 /** Bars of pageviews with visitors in front, one pair per hour of day. */
