@@ -152,4 +152,47 @@ describe("embedded store file", () => {
     );
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it("goes on numbering the visitors a version-5 store kept (version 6 dates them)", async () => {
+    const dir = tempDir("analytics-visitor-ids-");
+    // One pageview of hash 77 today, as version 5 stored it (all its text the empty value).
+    await storeFileSql(
+      dir,
+      `${schemaAtVersionSql(5)}
+      INSERT INTO text_values SELECT CAST(f AS UTINYINT), 1, '' FROM range(9) AS t(f);
+      INSERT INTO events VALUES (1, TIMESTAMP '2026-06-10 09:00:00', 0, 0, true, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+      INSERT INTO visitor_ids VALUES (1, DATE '2026-06-10', 77, 0);`,
+    );
+    const clock = new ManualClock("2026-06-10T18:00:00Z");
+    const store = await DuckDbEventStore.open(dir, { clock });
+    try {
+      await store.migrate();
+      await store.rebuildAggregates();
+      const base = randomEvents(random(3), 1, { start: 0, days: 1, visitor: () => 1n })[0] as StoredEvent;
+      await store.insert([
+        { ...base, websiteId: 1, ts: new Date("2026-06-10T10:00:00Z"), visitor: 77n, kind: "pageview" },
+      ]);
+      const stat = STATS.find((candidate) => candidate.name === "visitors");
+      assert.ok(stat);
+      const page = await store.queryStat({
+        ...QUERY,
+        websiteId: 1,
+        stat,
+        from: "2026-06-10",
+        to: "2026-06-10",
+      });
+      assert.deepEqual(page.rows, [{ value: "2026-06-10", count: 1 }], "the kept hash is the same visitor");
+    } finally {
+      await store.close();
+    }
+    const written = await storeFileSql(
+      dir,
+      "SELECT DISTINCT CAST(written AS VARCHAR) AS written FROM visitor_ids",
+      {
+        readOnly: true,
+      },
+    );
+    assert.deepEqual(written, [{ written: "2026-06-10" }]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
