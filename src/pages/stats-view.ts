@@ -3,6 +3,7 @@
 // hours. Rows carry their raw value and count as data attributes, so a script or a test
 // can read exactly what the statistics API returns.
 
+import { unicodeDomain } from "../unicode-domain.js";
 import type { DateRange, RangePreset } from "./date-range.js";
 import { type Html, html } from "./html.js";
 import { type GeoSource, layout } from "./page-layout.js";
@@ -52,7 +53,7 @@ function rangeHref(action: string, range: DateRange): string {
 export function statsPage(options: StatsViewOptions): Html {
   const { model } = options;
   return layout({
-    title: `${model.domain}: statistics`,
+    title: `${unicodeDomain(model.domain)}: statistics`,
     stylesheet: options.stylesheet,
     index: options.index,
     geo: options.geo,
@@ -75,7 +76,7 @@ function header({ model, presets, action, signedIn }: StatsViewOptions): Html {
     return html`<li><a href="${rangeHref(action, preset.range)}"${current ? html` aria-current="true"` : ""}>${preset.label}</a></li>`;
   });
   return html`<header class="top"><div class="wrap">
-<div><h1><small>Statistics of</small>${model.domain}</h1>
+<div><h1><small>Statistics of</small>${unicodeDomain(model.domain)}</h1>
 <p class="period">${rangeLabel(model.range)} (UTC)</p>${
     signedIn
       ? html`<form class="signout" method="post" action="${action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`
