@@ -62,7 +62,10 @@ export type WebsitePatch = Partial<
 
 export interface WebsiteListQuery {
   userId: number;
-  /** Lowercase substring of the domain; matched literally (no wildcards). */
+  /**
+   * Lowercase (NFC) substring of the domain in its ASCII or its Unicode form; matched
+   * literally (no wildcards).
+   */
   search: string | null;
   sortBy: "id" | "domain";
   sort: "asc" | "desc";
