@@ -10,7 +10,7 @@ import type { Clock } from "../clock.js";
 import { MmdbGeoLookup } from "../enrich/geo.js";
 import { UserAgentClassifier } from "../enrich/user-agent.js";
 import { ValidationError } from "../errors.js";
-import { type ImportEvent, ImportPreparer } from "./event-importer.js";
+import { type ImportEvent, ImportPreparer, namedWebsites, type SchemaRejections } from "./event-importer.js";
 import type { ImportReply, ImportRequest, ImportWorkerData } from "./import-threads.js";
 import { IngestPipeline } from "./pipeline.js";
 import { VisitorHasher } from "./visitor-hasher.js";
@@ -47,7 +47,7 @@ const preparer = new ImportPreparer(
 );
 const readBody = importBodyReader();
 /** Events of bodies read and not prepared or forgotten yet, by request. */
-const jobs = new Map<number, ImportEvent[]>();
+const jobs = new Map<number, { events: ImportEvent[]; rejected: SchemaRejections }>();
 
 async function handle(request: ImportRequest): Promise<void> {
   const reply = (message: ImportReply, transfer: ArrayBuffer[] = []) => port?.postMessage(message, transfer);
@@ -56,13 +56,13 @@ async function handle(request: ImportRequest): Promise<void> {
     case "read": {
       const read = readBody(request.body);
       if ("problem" in read) return reply({ type: "problem", id, problem: read.problem });
-      jobs.set(id, read.events);
-      return reply({ type: "read", id, websiteIds: [...new Set(read.events.map((e) => e.websiteId))] });
+      jobs.set(id, read);
+      return reply({ type: "read", id, websiteIds: namedWebsites(read.events, read.rejected) });
     }
     case "prepare": {
-      const events = jobs.get(id);
+      const job = jobs.get(id);
       jobs.delete(id);
-      if (!events) return reply({ type: "failed", id, message: "no such import" });
+      if (!job) return reply({ type: "failed", id, message: "no such import" });
       now = new Date(request.now);
       salts.clear();
       for (const [day, salt] of request.salts) salts.set(day, salt);
@@ -70,7 +70,7 @@ async function handle(request: ImportRequest): Promise<void> {
         request.websites.map((record) => [record.id, trackedWebsite(record)]),
       );
       try {
-        const { columns, transfer, dropped } = await preparer.prepare(events, owned, now);
+        const { columns, transfer, dropped } = await preparer.prepare(job.events, job.rejected, owned, now);
         return reply({ type: "prepared", id, columns, dropped }, transfer);
       } catch (error) {
         if (error instanceof ValidationError) return reply({ type: "invalid", id, fields: error.fields });
