@@ -163,5 +163,14 @@ describe("analytics CLI", () => {
     assert.equal(one.status, 0, one.stderr);
     assert.match(one.stdout, /website 1/);
     assert.equal(cli(["aggregates", "rebuild", "--website", "x", "--data-dir", dataDir]).status, 2);
+    assert.equal(cli(["aggregates", "rebuild", "--website", "0", "--data-dir", dataDir]).status, 2);
+  });
+
+  it("refuses to rebuild a website that does not exist, naming it", () => {
+    const missing = cli(["aggregates", "rebuild", "--website", "999", "--data-dir", dataDir]);
+    assert.equal(missing.status, 1, missing.stdout);
+    assert.match(missing.stderr, /no website with id 999/);
+    assert.doesNotMatch(missing.stderr, /\n\s+at /, "a message, not a stack trace");
+    assert.doesNotMatch(missing.stdout, /Rebuilt/);
   });
 });

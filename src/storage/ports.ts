@@ -79,6 +79,8 @@ export interface WebsiteRepository {
   /** A website of this user, or null (also when it belongs to someone else). */
   find(userId: number, id: number): Promise<WebsiteRecord | null>;
   findByDomain(domain: string): Promise<WebsiteRecord | null>;
+  /** The website with this id, whoever owns it (for operators' commands), or null. */
+  findById(id: number): Promise<WebsiteRecord | null>;
   update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null>;
   delete(userId: number, id: number): Promise<boolean>;
   list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }>;

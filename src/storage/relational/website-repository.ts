@@ -69,6 +69,11 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
     return row ? toWebsite(row) : null;
   }
 
+  async findById(id: number): Promise<WebsiteRecord | null> {
+    const row = await this.db.selectFrom("websites").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toWebsite(row) : null;
+  }
+
   async update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null> {
     const changes = {
       privacy: patch.privacy,
