@@ -1,5 +1,5 @@
-// `analytics serve`: migrates, listens, and on SIGTERM/SIGINT stops accepting requests,
-// lets the ones in flight finish and closes the stores before exiting.
+// `analytics serve`: checks it can listen, migrates, listens, and on SIGTERM/SIGINT stops
+// accepting requests, lets the ones in flight finish and closes the stores before exiting.
 
 import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
@@ -8,12 +8,15 @@ import { deprioritiseHelperThreads } from "../helper-threads.js";
 import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
+import { checkCanListen, listenError } from "./listen-check.js";
 
 /** At most one back-pressure warning a minute: under sustained load every write would log one. */
 const BACK_PRESSURE_LOG_MS = 60_000;
 
 export async function serveCommand(args: string[]): Promise<number> {
   const config = configFrom(parseCommand(args, { host: { type: "string" }, port: { type: "string" } }));
+  // Before any store is opened (and created, or migrated), so a taken port changes nothing.
+  await checkCanListen(config.host, config.port);
   // Background work reports to the server's logger, which exists once the app does.
   let log: FastifyBaseLogger | null = null;
   let lastBackPressureLog = Number.NEGATIVE_INFINITY;
@@ -28,7 +31,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   const app = await buildApp(container, { logger: { level: config.logLevel } });
   log = app.log;
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Taken since the check (another process was quicker): the same message, stores closed.
+    await app.close();
+    await container.close();
+    throw listenError(error, config.host, config.port);
+  }
   container.reports?.start(app.log);
   // The embedded store has one writer, this process: commands reach it through a socket.
   const storeSocket = config.clickhouseUrl
