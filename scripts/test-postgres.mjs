@@ -19,6 +19,7 @@ const SUITES = [
   "report-log",
   "reports",
   "stats-api",
+  "unicode-domains",
   "visitor-hasher",
   "websites-api",
   "websites-list",

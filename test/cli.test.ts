@@ -4,6 +4,8 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
@@ -163,5 +165,32 @@ describe("analytics CLI", () => {
     assert.equal(one.status, 0, one.stderr);
     assert.match(one.stdout, /website 1/);
     assert.equal(cli(["aggregates", "rebuild", "--website", "x", "--data-dir", dataDir]).status, 2);
+    assert.equal(cli(["aggregates", "rebuild", "--website", "0", "--data-dir", dataDir]).status, 2);
+  });
+
+  it("refuses a port in use before creating any storage, naming host and port", async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    const parent = tempDir("analytics-cli-port-");
+    const fresh = path.join(parent, "data");
+    try {
+      const result = cli(["serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", fresh]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`127\\.0\\.0\\.1:${port}: port ${port} is in use`));
+      assert.doesNotMatch(result.stderr, /EADDRINUSE|\n\s+at /, "a message, not a stack trace");
+      assert.equal(fs.existsSync(fresh), false, "the data directory was not even created");
+    } finally {
+      holder.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to rebuild a website that does not exist, naming it", () => {
+    const missing = cli(["aggregates", "rebuild", "--website", "999", "--data-dir", dataDir]);
+    assert.equal(missing.status, 1, missing.stdout);
+    assert.match(missing.stderr, /no website with id 999/);
+    assert.doesNotMatch(missing.stderr, /\n\s+at /, "a message, not a stack trace");
+    assert.doesNotMatch(missing.stdout, /Rebuilt/);
   });
 });

@@ -93,13 +93,21 @@ describe("events API", () => {
     ]);
     assert.equal(response.statusCode, 422);
     const { message } = response.json();
-    assert.deepEqual(Object.keys(message).sort(), [
+    // The schema's findings and the checks' (ownership, URL, IP, future) alike, in event order.
+    assert.deepEqual(Object.keys(message), [
       "events.1.ts",
+      "events.1.page",
+      "events.2.website_id",
+      "events.3.website_id",
+      "events.3.ip",
       "events.4.event.name",
+      "events.4.ts",
       "events.5.user_agent",
     ]);
+    assert.deepEqual(message["events.1.ts"], ["The ts format is invalid."]);
+    assert.deepEqual(message["events.4.event.name"], ["The name must be at least 1 characters."]);
     assert.equal(await t.container.events.countEvents(websiteId), before);
-    // Once the schema passes, the semantic checks report every event too.
+    // Without schema errors, the semantic checks report every event too.
     const semantic = await post([
       event(),
       event({ page: "not a url" }),
@@ -123,6 +131,62 @@ describe("events API", () => {
       "events.700.page": ["The page must be an absolute http or https URL."],
     });
     assert.equal(await t.container.events.countEvents(websiteId), before);
+  });
+
+  it("reports every invalid event, those the schema refuses and those the checks do", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    const { page: _, ...withoutPage } = event();
+    const response = await post([
+      event(),
+      withoutPage,
+      event(),
+      event({ ip: "not-an-ip" }),
+      event(),
+      event({ website_id: otherWebsiteId }),
+    ]);
+    assert.equal(response.statusCode, 422);
+    assert.deepEqual(response.json(), {
+      message: {
+        "events.1.page": ["The page field is required."],
+        "events.3.ip": ["The ip must be an IPv4 or IPv6 address."],
+        "events.5.website_id": ["The website id does not name one of your websites."],
+      },
+      status: 422,
+    });
+    // One event wrong both ways: each field is reported once, by whichever step found it.
+    const both = await post([event({ page: 42, ts: "soon", ip: "999.1.1.1", website_id: otherWebsiteId })]);
+    assert.deepEqual(both.json().message, {
+      "events.0.ts": ["The ts format is invalid."],
+      "events.0.website_id": ["The website id does not name one of your websites."],
+      "events.0.page": ["The page must be an absolute http or https URL."],
+      "events.0.ip": ["The ip must be an IPv4 or IPv6 address."],
+    });
+    assert.equal(await t.container.events.countEvents(websiteId), before, "nothing stored");
+  });
+
+  it("lists the first 100 invalid fields and counts the rest", async () => {
+    const { page: _, ...withoutPage } = event();
+    // 500 bad events, alternately refused by the schema and by the checks.
+    const events = Array.from({ length: 500 }, (_, index) =>
+      index % 2 === 0 ? withoutPage : event({ ip: `bad-${index}` }),
+    );
+    const response = await post(events);
+    assert.equal(response.statusCode, 422);
+    const { message } = response.json();
+    const listed = Object.keys(message).filter((field) => field !== "events");
+    assert.equal(listed.length, 100);
+    assert.deepEqual(listed.slice(0, 3), ["events.0.page", "events.1.ip", "events.2.page"]);
+    assert.equal(listed.at(-1), "events.99.ip", "the first ones, in event order");
+    assert.deepEqual(message.events, ["And 400 more invalid fields (only the first 100 are listed)."]);
+    // An event with two bad fields counts both.
+    const doubly = Array.from({ length: 60 }, () => event({ ip: "x", website_id: otherWebsiteId }));
+    assert.deepEqual((await post(doubly)).json().message.events, [
+      "And 20 more invalid fields (only the first 100 are listed).",
+    ]);
+    // Exactly 100 leaves nothing to count.
+    const hundred = (await post(Array.from({ length: 100 }, () => event({ ip: "x" })))).json().message;
+    assert.equal(Object.keys(hundred).length, 100);
+    assert.equal(hundred.events, undefined);
   });
 
   it("requires a list of 1 to 10,000 events", async () => {

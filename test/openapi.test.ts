@@ -74,4 +74,32 @@ describe("API documentation", () => {
     ]);
     assert.deepEqual(form.required, ["domain"]);
   });
+
+  it("documents the website resource as returned, with both forms of its domain", () => {
+    const read = doc.paths["/api/v1/websites/{id}"]?.get?.responses["200"] as {
+      content: Record<string, { schema: { properties: { data: WebsiteSchema } } }>;
+    };
+    const website = read.content["application/json"]?.schema.properties.data;
+    assert.ok(website, "the read documents its website");
+    assert.deepEqual(Object.keys(website.properties), [
+      "id",
+      "domain",
+      "domain_unicode",
+      "privacy",
+      "password",
+      "email",
+      "exclude_bots",
+      "exclude_params",
+      "exclude_ips",
+      "created_at",
+      "updated_at",
+    ]);
+    assert.ok(website.required.includes("domain_unicode"));
+    assert.match(website.properties.domain_unicode?.description ?? "", /Unicode/);
+  });
 });
+
+interface WebsiteSchema {
+  properties: Record<string, { description?: string }>;
+  required: string[];
+}

@@ -34,6 +34,7 @@ describe("websites API", () => {
     assert.deepEqual(Object.keys(body.data), [
       "id",
       "domain",
+      "domain_unicode",
       "privacy",
       "password",
       "email",
@@ -45,6 +46,7 @@ describe("websites API", () => {
     ]);
     assert.ok(Number.isInteger(body.data.id) && body.data.id > 0);
     assert.equal(body.data.domain, "defaults.example");
+    assert.equal(body.data.domain_unicode, "defaults.example");
     assert.equal(body.data.privacy, 1);
     assert.equal(body.data.password, false);
     assert.equal(body.data.email, 0);

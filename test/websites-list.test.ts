@@ -165,3 +165,55 @@ describe("website list", () => {
     }
   });
 });
+
+describe("website list search of internationalised domains", () => {
+  let t: TestApp;
+  let key: string;
+
+  before(async () => {
+    t = await createTestApp();
+    key = await t.createUser();
+    for (const domain of ["münchen.de", "bücher.example", "muenchen.example", "xn--zz.example"]) {
+      const response = await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain } });
+      assert.equal(response.statusCode, 201, response.body);
+    }
+    const other = await t.createUser();
+    const theirs = await t.call(other, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "münchen.at" },
+    });
+    assert.equal(theirs.statusCode, 201, theirs.body);
+  });
+  after(() => t.close());
+
+  const found = async (search: string) => {
+    const response = await t.call(key, {
+      url: `/api/v1/websites?sort_by=domain&sort=asc&search=${encodeURIComponent(search)}`,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json();
+    assert.equal(body.meta.total, body.data.length);
+    return body.data.map((w: { domain_unicode: string }) => w.domain_unicode);
+  };
+
+  it("matches a substring of the Unicode form, case-insensitively", async () => {
+    assert.deepEqual(await found("münchen"), ["münchen.de"]);
+    assert.deepEqual(await found("MÜNCHEN"), ["münchen.de"]);
+    assert.deepEqual(await found("u\u0308nch"), ["münchen.de"], "a decomposed ü is the same letter");
+    assert.deepEqual(await found("ü"), ["bücher.example", "münchen.de"], "sorted by the ASCII form");
+  });
+
+  it("matches a substring of the ASCII form", async () => {
+    assert.deepEqual(await found("xn--mnchen"), ["münchen.de"]);
+    assert.deepEqual(await found("MNCHEN-3YA"), ["münchen.de"]);
+    assert.deepEqual(await found("muenchen"), ["muenchen.example"]);
+    assert.deepEqual(await found("xn--zz"), ["xn--zz.example"], "an xn-- label that is not punycode");
+  });
+
+  it("keeps % and _ literal in either form", async () => {
+    assert.deepEqual(await found("m_nchen"), []);
+    assert.deepEqual(await found("m%nchen"), []);
+    assert.deepEqual(await found("b%cher"), []);
+  });
+});

@@ -7,9 +7,11 @@ import { AjvCompiler } from "@fastify/ajv-compiler";
 import type { ErrorObject } from "ajv";
 import secureJson from "secure-json-parse";
 import { type Static, Type } from "typebox";
-import type { ImportEvent } from "../ingest/event-importer.js";
+import type { FieldErrors } from "../errors.js";
+import type { ImportEvent, SchemaRejections } from "../ingest/event-importer.js";
 import { MAX_IMPORT_EVENTS } from "../ingest/event-importer.js";
 import { AJV_OPTIONS } from "./ajv-options.js";
+import { fieldErrorsFromAjv } from "./validation-messages.js";
 
 const ImportedEvent = Type.Object({
   website_id: Type.Integer({ minimum: 1, description: "One of your websites." }),
@@ -43,10 +45,14 @@ export type ImportBodyProblem =
   | { kind: "not_json" }
   | { kind: "schema"; validation: ErrorObject[] };
 
-/** Reads a body: its events, or what is wrong with it. */
+/**
+ * Reads a body: its events, with what the schema found wrong with some of them (checked
+ * further once their websites are known, so one answer names every invalid event), or what
+ * is wrong with the body as a whole.
+ */
 export type ImportBodyReader = (
   body: Uint8Array,
-) => { events: ImportEvent[] } | { problem: ImportBodyProblem };
+) => { events: ImportEvent[]; rejected: SchemaRejections } | { problem: ImportBodyProblem };
 
 export function importBodyReader(): ImportBodyReader {
   const validate = AjvCompiler()({}, AJV_OPTIONS)({
@@ -64,9 +70,47 @@ export function importBodyReader(): ImportBodyReader {
     } catch {
       return { problem: { kind: "not_json" } };
     }
-    if (!validate(body)) return { problem: { kind: "schema", validation: validate.errors ?? [] } };
-    return { events: (body as Static<typeof ImportBody>).events.map(importEvent) };
+    if (validate(body)) {
+      return { events: (body as Static<typeof ImportBody>).events.map(importEvent), rejected: new Map() };
+    }
+    const errors = validate.errors ?? [];
+    // Ajv reports every error at once (allErrors). A body that is wrong as a whole (not an
+    // object, no list, too many events) is answered for that alone, as every route would.
+    const whole = errors.filter((error) => eventIndexOf(error) === null);
+    if (whole.length > 0) return { problem: { kind: "schema", validation: whole } };
+    // Only some events are wrong; one that is not even an object reads as an empty one.
+    const events = (body as { events: unknown[] }).events.map((event) =>
+      importEvent((typeof event === "object" && event !== null ? event : {}) as Static<typeof ImportedEvent>),
+    );
+    return { events, rejected: rejectionsOf(errors) };
   };
+}
+
+/** `/events/12/page` -> 12; null for an error about the body or the list itself. */
+function eventIndexOf(error: ErrorObject): number | null {
+  const match = /^\/events\/(\d+)(?:\/|$)/.exec(error.instancePath);
+  return match ? Number(match[1]) : null;
+}
+
+/** Each refused event's fields, named relative to the event, with the same sentences as any route's. */
+function rejectionsOf(errors: readonly ErrorObject[]): SchemaRejections {
+  const byEvent = new Map<number, ErrorObject[]>();
+  for (const error of errors) {
+    const index = eventIndexOf(error) as number;
+    const list = byEvent.get(index);
+    if (list) list.push(error);
+    else byEvent.set(index, [error]);
+  }
+  const rejected = new Map<number, FieldErrors>();
+  for (const [index, eventErrors] of byEvent) {
+    const prefix = `events.${index}`;
+    const fields: FieldErrors = {};
+    for (const [field, messages] of Object.entries(fieldErrorsFromAjv(eventErrors))) {
+      fields[field === prefix ? "" : field.slice(prefix.length + 1)] = messages;
+    }
+    rejected.set(index, fields);
+  }
+  return rejected;
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Static, Type } from "typebox";
 import { formatTimestamp } from "../clock.js";
 import { NotFoundError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
+import { unicodeDomain } from "../unicode-domain.js";
 import type { WebsiteService, WebsiteSettings } from "../websites/website-service.js";
 import { currentUser } from "./authenticate.js";
 import { listEnvelope } from "./pagination.js";
@@ -158,6 +159,7 @@ function toResource(website: WebsiteRecord) {
   return {
     id: website.id,
     domain: website.domain,
+    domain_unicode: unicodeDomain(website.domain),
     privacy: website.privacy,
     password: website.passwordHash !== null,
     email: website.email,

@@ -15,7 +15,14 @@ const nullableText = (description: string) => Type.Union([Type.String(), Type.Nu
 export const Website = Type.Object(
   {
     id: Type.Integer({ description: "Identifier, assigned in creation order." }),
-    domain: Type.String({ description: "Normalised domain: lowercase, no scheme or www., punycode." }),
+    domain: Type.String({
+      description:
+        "Normalised domain: lowercase, no scheme or www., punycode. The website's key (URLs, lookups).",
+    }),
+    domain_unicode: Type.String({
+      description:
+        "The domain as people read it: an internationalised name in Unicode (münchen.de for xn--mnchen-3ya.de); the same as domain otherwise.",
+    }),
     privacy: integerEnum(PRIVACY_VALUES, { description: "0 Public, 1 Private, 2 Password." }),
     password: Type.Boolean({ description: "Whether a password is set (it is never returned)." }),
     email: integerEnum(FLAG_VALUES, { description: "1 when the website is in its owner's email reports." }),
@@ -85,7 +92,12 @@ export const UpdateWebsiteBody = Type.Object(settingsFields(false), {
 });
 
 export const ListWebsitesQuery = Type.Object({
-  search: Type.Optional(Type.String({ description: "Case-insensitive substring of the domain." })),
+  search: Type.Optional(
+    Type.String({
+      description:
+        "Case-insensitive substring of the domain, in its ASCII (punycode) or its Unicode form; % and _ are literal.",
+    }),
+  ),
   search_by: Type.Optional(stringEnum(["domain"], { default: "domain" })),
   sort_by: Type.Optional(
     stringEnum(["id", "domain"], { default: "id", description: "id is creation order." }),

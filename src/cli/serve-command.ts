@@ -1,5 +1,5 @@
-// `analytics serve`: migrates, listens, and on SIGTERM/SIGINT stops accepting requests,
-// lets the ones in flight finish and closes the stores before exiting.
+// `analytics serve`: checks it can listen, migrates, listens, and on SIGTERM/SIGINT stops
+// accepting requests, lets the ones in flight finish and closes the stores before exiting.
 
 import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
@@ -9,6 +9,7 @@ import { reportBaseUrl } from "../reports/report-sender.js";
 import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
+import { checkCanListen, listenError } from "./listen-check.js";
 import { removeServerAddress, writeServerAddress } from "./server-address.js";
 
 /** At most one back-pressure warning a minute: under sustained load every write would log one. */
@@ -18,6 +19,8 @@ const YOUNG_GENERATION_FLAGS = ["--min-semi-space-size=8", "--max-semi-space-siz
 
 export async function serveCommand(args: string[]): Promise<number> {
   const config = configFrom(parseCommand(args, { host: { type: "string" }, port: { type: "string" } }));
+  // Before any store is opened (and created, or migrated), so a taken port changes nothing.
+  await checkCanListen(config.host, config.port);
   // Background work reports to the server's logger, which exists once the app does.
   let log: FastifyBaseLogger | null = null;
   let lastBackPressureLog = Number.NEGATIVE_INFINITY;
@@ -32,7 +35,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   const app = await buildApp(container, { logger: { level: config.logLevel } });
   log = app.log;
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Taken since the check (another process was quicker): the same message, stores closed.
+    await app.close();
+    await container.close();
+    throw listenError(error, config.host, config.port);
+  }
   reportYoungGeneration(app.log);
   writeServerAddress(config.dataDir, reportBaseUrl({ ...config, port: listeningPort(app, config.port) }));
   container.reports?.start(app.log);

@@ -10,10 +10,11 @@
 
 import { isIP } from "node:net";
 import type { Clock } from "../clock.js";
-import { FieldErrorCollector } from "../errors.js";
+import type { FieldErrors } from "../errors.js";
 import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
 import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
+import { ImportErrors } from "./import-errors.js";
 import type { ImportThreads } from "./import-threads.js";
 import { type PageUrl, parsePageUrl } from "./page-url.js";
 import type { IngestPipeline, ScreenedHit } from "./pipeline.js";
@@ -35,6 +36,23 @@ export interface ImportEvent {
   userAgent?: string | undefined;
   acceptLanguage?: string | undefined;
   event?: HitEvent | undefined;
+}
+
+/**
+ * What the body's schema found wrong with some events, by index: each one's invalid fields
+ * (relative to the event: `page`, `event.name`; "" when the event is not an object) with
+ * their sentences. The checks below still run on these events' other fields.
+ */
+export type SchemaRejections = ReadonlyMap<number, FieldErrors>;
+
+/** The websites a batch names, to look up: those of events whose website_id the schema took. */
+export function namedWebsites(events: readonly ImportEvent[], rejected: SchemaRejections): number[] {
+  const ids = new Set<number>();
+  events.forEach((event, index) => {
+    const schema = rejected.get(index);
+    if (!schema || !("" in schema || "website_id" in schema)) ids.add(event.websiteId);
+  });
+  return [...ids];
 }
 
 export interface ImportResult {
@@ -78,19 +96,21 @@ export class EventImporter {
 
 /**
  * Checks, screens and enriches a batch whose websites are known (an import thread's work):
- * throws a ValidationError naming every bad event, or returns the events to store as
- * columns. The batch goes a slice at a time from checks to columns, so what a slice makes
- * on the way dies young (all of it kept to the end had every collection copy it).
+ * throws a ValidationError naming every bad event (with the schema's findings, `rejected`),
+ * or returns the events to store as columns. The batch goes a slice at a time from checks
+ * to columns, so what a slice makes on the way dies young (all of it kept to the end had
+ * every collection copy it).
  */
 export class ImportPreparer {
   constructor(private readonly pipeline: IngestPipeline) {}
 
   async prepare(
     events: readonly ImportEvent[],
+    rejected: SchemaRejections,
     owned: ReadonlyMap<number, TrackedWebsite>,
     now: Date,
   ): Promise<{ columns: EventColumns; transfer: ArrayBuffer[]; dropped: Record<DropReason, number> }> {
-    const errors = new FieldErrorCollector();
+    const errors = new ImportErrors();
     const latest = now.getTime() + FUTURE_TOLERANCE_MS;
     const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
       DropReason,
@@ -101,8 +121,11 @@ export class ImportPreparer {
       const kept: ScreenedHit[] = [];
       for (let index = start; index < Math.min(events.length, start + PREPARE_SLICE); index++) {
         const event = events[index] as ImportEvent;
-        const checked = check(event, index, owned, latest, errors);
-        if (!checked || !errors.empty) continue; // past the first bad event, only checks go on
+        const schema = rejected.get(index);
+        if (schema) errors.addEvent(index, schema);
+        const checked = check(event, index, owned, latest, errors, schema);
+        // Past the first bad event (or in a batch the schema refused some of), only checks go on.
+        if (!checked || !errors.empty || rejected.size > 0) continue;
         const screening = this.pipeline.screenFor(
           {
             page: event.page,
@@ -130,30 +153,44 @@ export class ImportPreparer {
 /**
  * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax. Gives
  * the page URL and instant (ms) it parsed, so screening does not parse them again, or null
- * when `errors` got something.
+ * when `errors` got something or the schema refused the event. A field the schema refused
+ * (`schema`) is not checked again: its value may not even have the type checked here.
  */
 function check(
   event: ImportEvent,
   index: number,
   owned: ReadonlyMap<number, TrackedWebsite>,
   latest: number,
-  errors: FieldErrorCollector,
+  errors: ImportErrors,
+  schema: FieldErrors | undefined,
 ): { url: PageUrl; ts: number } | null {
-  let ok = true;
+  if (schema && "" in schema) return null; // not an object: no field to check
+  const valid = (name: string) => schema === undefined || !(name in schema);
+  let ok = schema === undefined;
   const fail = (name: string, message: string) => {
     errors.add(`events.${index}.${name}`, message);
     ok = false;
   };
-  if (!owned.has(event.websiteId)) fail("website_id", "The website id does not name one of your websites.");
-  const ts = Date.parse(event.ts);
-  if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
-  else if (ts > latest) fail("ts", "The ts must not be in the future.");
-  const url = parsePageUrl(event.page);
-  if (!url) fail("page", "The page must be an absolute http or https URL.");
-  if (event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
+  if (valid("website_id") && !owned.has(event.websiteId)) {
+    fail("website_id", "The website id does not name one of your websites.");
+  }
+  let ts = Number.NaN;
+  if (valid("ts")) {
+    ts = Date.parse(event.ts);
+    if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
+    else if (ts > latest) fail("ts", "The ts must not be in the future.");
+  }
+  const url = valid("page") ? parsePageUrl(event.page) : null;
+  if (valid("page") && !url) fail("page", "The page must be an absolute http or https URL.");
+  if (valid("ip") && event.ip !== undefined && event.ip !== "" && isIP(event.ip) === 0) {
     fail("ip", "The ip must be an IPv4 or IPv6 address.");
   }
-  if (event.event && String(event.event.name).replace(/:/g, " ").trim() === "") {
+  if (
+    valid("event") &&
+    valid("event.name") &&
+    event.event &&
+    String(event.event.name).replace(/:/g, " ").trim() === ""
+  ) {
     fail("event.name", "The event name must not be empty.");
   }
   return ok && url ? { url, ts } : null;

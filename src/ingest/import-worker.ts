@@ -9,7 +9,7 @@ import { importBodyReader } from "../api/import-body.js";
 import { MmdbGeoLookup } from "../enrich/geo.js";
 import { UserAgentClassifier } from "../enrich/user-agent.js";
 import { ValidationError } from "../errors.js";
-import { type ImportEvent, ImportPreparer } from "./event-importer.js";
+import { type ImportEvent, ImportPreparer, namedWebsites, type SchemaRejections } from "./event-importer.js";
 import type { ImportReply, ImportRequest, ImportWorkerData } from "./import-threads.js";
 import { IngestPipeline } from "./pipeline.js";
 import { GivenSaltsHasher } from "./visitor-hasher.js";
@@ -33,7 +33,7 @@ const preparer = new ImportPreparer(
 );
 const readBody = importBodyReader();
 /** Events of bodies read and not prepared or forgotten yet, by request. */
-const jobs = new Map<number, ImportEvent[]>();
+const jobs = new Map<number, { events: ImportEvent[]; rejected: SchemaRejections }>();
 
 async function handle(request: ImportRequest): Promise<void> {
   const reply = (message: ImportReply, transfer: ArrayBuffer[] = []) => port?.postMessage(message, transfer);
@@ -42,21 +42,29 @@ async function handle(request: ImportRequest): Promise<void> {
     case "read": {
       const read = readBody(request.body);
       if ("problem" in read) return reply({ type: "problem", id, problem: read.problem });
-      jobs.set(id, read.events);
-      const instants = Float64Array.from(read.events, (event) => Date.parse(event.ts));
-      const websiteIds = [...new Set(read.events.map((event) => event.websiteId))];
+      jobs.set(id, read);
+      // Only well-formed times name a day whose salt the batch needs.
+      const instants = Float64Array.from(read.events, (event) =>
+        typeof event.ts === "string" ? Date.parse(event.ts) : Number.NaN,
+      );
+      const websiteIds = namedWebsites(read.events, read.rejected);
       return reply({ type: "read", id, websiteIds, instants }, [instants.buffer]);
     }
     case "prepare": {
-      const events = jobs.get(id);
+      const job = jobs.get(id);
       jobs.delete(id);
-      if (!events) return reply({ type: "failed", id, message: "no such import" });
+      if (!job) return reply({ type: "failed", id, message: "no such import" });
       visitors.use(request.salts);
       const owned = new Map<number, TrackedWebsite>(
         request.websites.map((record) => [record.id, trackedWebsite(record)]),
       );
       try {
-        const { columns, transfer, dropped } = await preparer.prepare(events, owned, new Date(request.now));
+        const { columns, transfer, dropped } = await preparer.prepare(
+          job.events,
+          job.rejected,
+          owned,
+          new Date(request.now),
+        );
         return reply({ type: "prepared", id, columns, dropped }, transfer);
       } catch (error) {
         if (error instanceof ValidationError) return reply({ type: "invalid", id, fields: error.fields });

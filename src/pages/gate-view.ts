@@ -2,10 +2,12 @@
 // page (unknown websites and private ones look the same, both with the owner's sign-in),
 // and the notices of a wrong or rate-limited attempt.
 
+import { unicodeDomain } from "../unicode-domain.js";
 import { type Html, html } from "./html.js";
 import { layout } from "./page-layout.js";
 
 export interface GateOptions {
+  /** The website's domain as stored (ASCII); shown in Unicode. */
   domain: string;
   stylesheet: string;
   /** Where the forms post (the page's own path). */
@@ -40,10 +42,10 @@ function errorNotice(error: string | undefined): Html | "" {
 
 export function passwordPage(options: GateOptions): Html {
   return layout({
-    title: `${options.domain}: statistics`,
+    title: `${unicodeDomain(options.domain)}: statistics`,
     stylesheet: options.stylesheet,
     body: html`<main class="wrap"><div class="gate card">
-<h1>${options.domain}</h1>
+<h1>${unicodeDomain(options.domain)}</h1>
 <p>These statistics are protected by a password.</p>
 ${errorNotice(options.error)}
 <form method="post" action="${options.action}">

@@ -3,6 +3,7 @@
 // carry their raw value and count as data attributes, so a script or a test can read
 // exactly what the statistics API returns.
 
+import { unicodeDomain } from "../unicode-domain.js";
 import { rangeLabel } from "./date-labels.js";
 import type { DateRange, RangePreset } from "./date-range.js";
 import { type Html, html } from "./html.js";
@@ -37,7 +38,7 @@ function rangeHref(action: string, range: DateRange): string {
 export function statsPage(options: StatsViewOptions): Html {
   const { model } = options;
   return layout({
-    title: `${model.domain}: statistics`,
+    title: `${unicodeDomain(model.domain)}: statistics`,
     stylesheet: options.stylesheet,
     index: options.index,
     geo: options.geo,
@@ -60,7 +61,7 @@ function header({ model, presets, action, signedIn }: StatsViewOptions): Html {
     return html`<li><a href="${rangeHref(action, preset.range)}"${current ? html` aria-current="true"` : ""}>${preset.label}</a></li>`;
   });
   return html`<header class="top"><div class="wrap">
-<div class="site"><h1><small>Statistics of</small><span class="domain" title="${model.domain}">${model.domain}</span></h1>
+<div class="site"><h1><small>Statistics of</small><span class="domain" title="${unicodeDomain(model.domain)}">${unicodeDomain(model.domain)}</span></h1>
 <p class="period">${rangeLabel(model.range)} (UTC)</p>${
     signedIn
       ? html`<form class="signout" method="post" action="${action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`

@@ -25,6 +25,7 @@ export interface Comparison {
 }
 
 export interface WebsiteReport {
+  /** As stored (ASCII): the key in links; the renderings show it in Unicode. */
   domain: string;
   url: string;
   visitors: Comparison;

@@ -2,6 +2,7 @@
 // need. Every value from the data (names, domains, pages, referrers, URLs) is escaped.
 
 import { escapeHtml } from "../pages/html.js";
+import { unicodeDomain } from "../unicode-domain.js";
 import type { UserReport, WebsiteReport } from "./report-builder.js";
 import {
   describeChange,
@@ -36,14 +37,15 @@ ${body}
 
 function websiteSection(website: WebsiteReport, report: UserReport): string {
   const url = escapeHtml(website.url);
-  return `<h2 style="font-size:18px;margin:24px 0 8px"><a href="${url}">${escapeHtml(website.domain)}</a></h2>
+  const name = escapeHtml(unicodeDomain(website.domain));
+  return `<h2 style="font-size:18px;margin:24px 0 8px"><a href="${url}">${name}</a></h2>
 <table style="border-collapse:collapse">
 <tr><th ${CELL}>Visitors</th><td ${NUMBER_CELL}>${formatNumber(website.visitors.current)}</td><td ${CELL}>${escapeHtml(describeChange(website.visitors, report))}</td></tr>
 <tr><th ${CELL}>Pageviews</th><td ${NUMBER_CELL}>${formatNumber(website.pageviews.current)}</td><td ${CELL}>${escapeHtml(describeChange(website.pageviews, report))}</td></tr>
 </table>
 ${ranked("Top pages", "Pageviews", website.topPages, (value) => value)}
 ${ranked("Top referrers", "Visits", website.topReferrers, referrerLabel)}
-<p><a href="${url}">All statistics of ${escapeHtml(website.domain)}</a></p>`;
+<p><a href="${url}">All statistics of ${name}</a></p>`;
 }
 
 function ranked(

@@ -1,5 +1,6 @@
 // The plain-text part of a report email.
 
+import { unicodeDomain } from "../unicode-domain.js";
 import type { UserReport, WebsiteReport } from "./report-builder.js";
 import {
   describeChange,
@@ -21,7 +22,7 @@ export function renderReportText(report: UserReport): string {
 
 function websiteLines(website: WebsiteReport, report: UserReport): string[] {
   const lines = [
-    website.domain,
+    unicodeDomain(website.domain),
     `  Visitors:  ${formatNumber(website.visitors.current)} (${describeChange(website.visitors, report)})`,
     `  Pageviews: ${formatNumber(website.pageviews.current)} (${describeChange(website.pageviews, report)})`,
   ];

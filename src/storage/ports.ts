@@ -64,7 +64,10 @@ export type WebsitePatch = Partial<
 
 export interface WebsiteListQuery {
   userId: number;
-  /** Lowercase substring of the domain; matched literally (no wildcards). */
+  /**
+   * Lowercase (NFC) substring of the domain in its ASCII or its Unicode form; matched
+   * literally (no wildcards).
+   */
   search: string | null;
   sortBy: "id" | "domain";
   sort: "asc" | "desc";
@@ -78,6 +81,8 @@ export interface WebsiteRepository {
   /** A website of this user, or null (also when it belongs to someone else). */
   find(userId: number, id: number): Promise<WebsiteRecord | null>;
   findByDomain(domain: string): Promise<WebsiteRecord | null>;
+  /** The website with this id, whoever owns it (for operators' commands), or null. */
+  findById(id: number): Promise<WebsiteRecord | null>;
   update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null>;
   delete(userId: number, id: number): Promise<boolean>;
   list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }>;

@@ -118,7 +118,9 @@ export class WebsiteService {
   async list(userId: number, options: WebsiteListOptions) {
     return this.websites.list({
       userId,
-      search: options.search?.trim().toLowerCase() || null,
+      // Stored forms are lowercase and composed (NFC): a needle typed with a combining
+      // accent (u + U+0308) still finds münchen.de.
+      search: options.search?.trim().normalize("NFC").toLowerCase() || null,
       sortBy: options.sortBy,
       sort: options.sort,
       limit: options.perPage,

@@ -18,6 +18,8 @@ export interface WebsitesTable {
   id: Generated<number>;
   user_id: number;
   domain: string;
+  /** The domain in Unicode (unicode-domain.ts), kept so the list can search either form in SQL. */
+  domain_unicode: string;
   privacy: number;
   password_hash: string | null;
   email: number;

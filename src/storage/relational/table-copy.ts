@@ -46,6 +46,7 @@ const LAYOUT: { readonly [T in MetadataTable]: TableLayout<T> } = {
       id: "integer",
       user_id: "integer",
       domain: "text",
+      domain_unicode: "text",
       privacy: "integer",
       password_hash: "text",
       email: "integer",

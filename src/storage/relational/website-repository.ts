@@ -3,6 +3,7 @@
 
 import { type Kysely, type Selectable, sql } from "kysely";
 import { formatTimestamp } from "../../clock.js";
+import { unicodeDomain } from "../../unicode-domain.js";
 import {
   DuplicateError,
   type Flag,
@@ -30,6 +31,7 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
         .values({
           user_id: website.userId,
           domain: website.domain,
+          domain_unicode: unicodeDomain(website.domain),
           privacy: website.privacy,
           password_hash: website.passwordHash,
           email: website.email,
@@ -67,6 +69,11 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
     return row ? toWebsite(row) : null;
   }
 
+  async findById(id: number): Promise<WebsiteRecord | null> {
+    const row = await this.db.selectFrom("websites").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toWebsite(row) : null;
+  }
+
   async update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null> {
     const changes = {
       privacy: patch.privacy,
@@ -98,10 +105,13 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
   async list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }> {
     let base = this.db.selectFrom("websites").where("user_id", "=", query.userId);
     if (query.search) {
-      // Domains are stored lowercase, so a lowercase needle makes the match case-insensitive
-      // on every engine; escaping makes % and _ literal.
+      // Both forms of a domain are stored lowercase, so a lowercase needle makes the match
+      // case-insensitive on every engine (SQLite's LIKE folds ASCII only); escaping makes %
+      // and _ literal.
       const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      base = base.where(sql<boolean>`domain LIKE ${pattern} ESCAPE '\\'`);
+      base = base.where(
+        sql<boolean>`(domain LIKE ${pattern} ESCAPE '\\' OR domain_unicode LIKE ${pattern} ESCAPE '\\')`,
+      );
     }
     const counted = await base.select((eb) => eb.fn.countAll().as("total")).executeTakeFirstOrThrow();
     const rows = await base

@@ -3,6 +3,7 @@
 // Never edit a released migration: add the next one here and in sqlite.ts.
 
 import { type Kysely, type Migration, sql } from "kysely";
+import { backfillDomainUnicode } from "./domain-unicode-backfill.js";
 
 // Types differ from SQLite where PostgreSQL has a better one: timestamps are timestamptz
 // (repositories read them back as Date either way), ids are identity columns. Domains and
@@ -86,6 +87,17 @@ export const postgresMigrations: Record<string, Migration> = {
         db,
       );
       await sql`CREATE INDEX visitor_salts_expires_at ON visitor_salts (expires_at)`.execute(db);
+    },
+  },
+  // The Unicode form of each domain, so the website list can search an internationalised
+  // name as people write it (münchen) in SQL, paging included. Byte-wise like domain.
+  "0006-websites-domain-unicode": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("websites")
+        .addColumn("domain_unicode", sql`text COLLATE "C"`, (c) => c.notNull().defaultTo(""))
+        .execute();
+      await backfillDomainUnicode(db);
     },
   },
 };

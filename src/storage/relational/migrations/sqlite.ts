@@ -2,6 +2,7 @@
 // Kysely's Migrator. Never edit a released migration: add the next one.
 
 import { type Kysely, type Migration, sql } from "kysely";
+import { backfillDomainUnicode } from "./domain-unicode-backfill.js";
 
 export const sqliteMigrations: Record<string, Migration> = {
   "0001-users-and-websites": {
@@ -81,6 +82,17 @@ export const sqliteMigrations: Record<string, Migration> = {
         db,
       );
       await sql`CREATE INDEX visitor_salts_expires_at ON visitor_salts (expires_at)`.execute(db);
+    },
+  },
+  // The Unicode form of each domain, so the website list can search an internationalised
+  // name as people write it (münchen) in SQL, paging included.
+  "0006-websites-domain-unicode": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("websites")
+        .addColumn("domain_unicode", "text", (c) => c.notNull().defaultTo(""))
+        .execute();
+      await backfillDomainUnicode(db);
     },
   },
 };
