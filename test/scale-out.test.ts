@@ -84,7 +84,8 @@ describe("two servers on the same stores", () => {
           }
         }
 
-        for (const server of servers) assert.equal(await server.stop("SIGTERM"), 0);
+        for (const server of servers)
+          assert.equal(await server.stop("SIGTERM"), 0, server.output().slice(-3000));
         servers.length = 0;
         if (!sharedEvents) {
           // Each server hashed the visitor with the day's salt from PostgreSQL: the hashes agree.

@@ -44,7 +44,12 @@ export async function serveCommand(args: string[]): Promise<number> {
     throw listenError(error, config.host, config.port);
   }
   reportYoungGeneration(app.log);
-  writeServerAddress(config.dataDir, reportBaseUrl({ ...config, port: listeningPort(app, config.port) }));
+  const address = reportBaseUrl({ ...config, port: listeningPort(app, config.port) });
+  if (!writeServerAddress(config.dataDir, address))
+    app.log.warn(
+      { dataDir: config.dataDir },
+      "cannot write server-url: reports send will not know this address",
+    );
   container.reports?.start(app.log);
   // The embedded store has one writer, this process: commands reach it through a socket.
   const storeSocket = config.clickhouseUrl

@@ -8,10 +8,21 @@ import path from "node:path";
 
 const FILE = "server-url";
 
-export function writeServerAddress(dataDir: string, url: string): void {
+/**
+ * Writes the address; false when it cannot (it is a convenience for commands run beside
+ * the server, so the server goes on without it). The data directory may not exist yet
+ * when every store is a database server.
+ */
+export function writeServerAddress(dataDir: string, url: string): boolean {
   const file = path.join(dataDir, FILE);
-  fs.writeFileSync(`${file}.tmp`, `${url}\n`);
-  fs.renameSync(`${file}.tmp`, file); // never half-written for a reader
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(`${file}.tmp`, `${url}\n`);
+    fs.renameSync(`${file}.tmp`, file); // never half-written for a reader
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function removeServerAddress(dataDir: string): void {
