@@ -23,12 +23,24 @@ export interface AppOptions {
 export const API_BODY_LIMIT = 1024 * 1024;
 /** How long an idle keep-alive connection stays open (Fastify's own default). */
 const KEEP_ALIVE_MS = 72_000;
+/**
+ * Once the app starts closing, how long connections may stay open before they are cut: a
+ * tracker posting back to back on a keep-alive connection, or a client that never finishes
+ * its request, must not hold a shutdown up (a supervisor's SIGKILL, usually 10-30 s after
+ * SIGTERM, would lose the buffered hits). Every answer given meanwhile says
+ * `Connection: close`, so a busy connection ends after its next request.
+ */
+export const CLOSE_GRACE_MS = 5_000;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
   let app: FastifyInstance;
-  const fast = fastCollect(container.collect, config.trustProxy, (error) =>
-    app.log.error({ err: error }, "request failed"),
+  let closing = false;
+  const fast = fastCollect(
+    container.collect,
+    config.trustProxy,
+    (error) => app.log.error({ err: error }, "request failed"),
+    () => closing,
   );
   app = Fastify({
     logger: options.logger ?? false,
@@ -45,7 +57,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     },
     trustProxy: config.trustProxy,
     bodyLimit: API_BODY_LIMIT,
+    // While closing: idle connections are closed at once, a request that arrives on a busy
+    // one gets a 503 with Connection: close (the fast path takes the hit and closes instead).
     return503OnClosing: true,
+    forceCloseConnections: "idle",
     // One log line per request would drown the logs of a collection endpoint.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: AJV_OPTIONS,
@@ -54,6 +69,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { maxParamLength: 1024 },
   });
 
+  app.addHook("preClose", (done) => {
+    closing = true;
+    const cut = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+    cut.unref();
+    app.server.once("close", () => clearTimeout(cut));
+    done();
+  });
   app.decorateRequest("user", null);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, "not_found"));

@@ -17,13 +17,19 @@ import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js"
 const TOO_LARGE = JSON.stringify({ message: "The request body is too large.", status: 413 });
 const SERVER_ERROR = JSON.stringify({ message: "Server Error", status: 500 });
 
-/** Returns a listener that handles POST /api/event and returns false for anything else. */
+/**
+ * Returns a listener that handles POST /api/event and returns false for anything else.
+ * Once `closing()` says the server is shutting down, hits are still taken (they are
+ * written before the process exits) but every answer closes its connection, so a tracker
+ * posting back to back cannot keep the server from stopping.
+ */
 export function fastCollect(
   endpoint: CollectEndpoint,
   trustProxy: boolean,
   onError: (error: unknown) => void,
+  closing: () => boolean = () => false,
 ) {
-  const answers = new AnswerQueue();
+  const answers = new AnswerQueue(closing);
   const fail = (response: ServerResponse, error: unknown) => {
     onError(error); // as the framework would: a bare 500, the cause logged
     response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(SERVER_ERROR);
@@ -79,6 +85,8 @@ class AnswerQueue {
   private responses: ServerResponse[] = [];
   private reasons: (string | null)[] = [];
 
+  constructor(private readonly closing: () => boolean) {}
+
   add(response: ServerResponse, dropped: string | null): void {
     if (this.responses.length === 0) setImmediate(() => this.write());
     this.responses.push(response);
@@ -89,8 +97,9 @@ class AnswerQueue {
     const { responses, reasons } = this;
     this.responses = [];
     this.reasons = [];
+    const close = this.closing();
     for (let i = 0; i < responses.length; i++) {
-      accepted(responses[i] as ServerResponse, reasons[i] as string | null);
+      accepted(responses[i] as ServerResponse, reasons[i] as string | null, close);
     }
   }
 }
@@ -106,11 +115,11 @@ function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
 
 /** A 202's headers as node takes them raw (name, value, ...): no object to build per answer. */
 const ACCEPTED_HEADERS = ["access-control-allow-origin", "*", "content-length", "0"];
+const CLOSING_HEADERS = [...ACCEPTED_HEADERS, "connection", "close"];
 
-function accepted(response: ServerResponse, dropped: string | null): void {
-  response
-    .writeHead(202, dropped ? [...ACCEPTED_HEADERS, "x-analytics-dropped", dropped] : ACCEPTED_HEADERS)
-    .end();
+function accepted(response: ServerResponse, dropped: string | null, close: boolean): void {
+  const headers = close ? CLOSING_HEADERS : ACCEPTED_HEADERS;
+  response.writeHead(202, dropped ? [...headers, "x-analytics-dropped", dropped] : headers).end();
 }
 
 function tooLarge(request: IncomingMessage, response: ServerResponse): void {
