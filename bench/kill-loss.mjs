@@ -37,7 +37,7 @@ async function round(index) {
     const key = await createUser(dir);
     const server = await startProduct({ dataDir: dir, cpu: options["server-cpu"] });
     await createWebsite(server.url, key);
-    const exited = new Promise((resolve) => server.child.once("exit", (code, signal) => resolve(signal)));
+    const exited = new Promise((resolve) => server.child.once("exit", (_code, signal) => resolve(signal)));
     // The loop runs past the kill: requests after it fail, and are not acknowledged.
     const load = openLoop({ url: server.url, rate, duration: killAfter + 2, seed: index + 1 });
     await sleep(killAfter * 1000);
