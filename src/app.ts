@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { AJV_OPTIONS } from "./api/ajv-options.js";
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
+import { ClientAddressRule } from "./client-address.js";
 import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
@@ -26,8 +27,9 @@ const KEEP_ALIVE_MS = 72_000;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
+  const clients = new ClientAddressRule(config.trustProxy);
   let app: FastifyInstance;
-  const fast = fastCollect(container.collect, config.trustProxy, (error) =>
+  const fast = fastCollect(container.collect, clients, (error) =>
     app.log.error({ err: error }, "request failed"),
   );
   app = Fastify({
@@ -43,7 +45,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       server.headersTimeout = KEEP_ALIVE_MS + 1_000;
       return server;
     },
-    trustProxy: config.trustProxy,
+    // The same trust as the fast path's, so request.ip (and request.protocol and host, from
+    // X-Forwarded-Proto and -Host) follow one rule; see the onRequest hook below.
+    trustProxy: clients.trusts ?? false,
     bodyLimit: API_BODY_LIMIT,
     return503OnClosing: true,
     // One log line per request would drown the logs of a collection endpoint.
@@ -55,6 +59,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
 
   app.decorateRequest("user", null);
+  // Where X-Forwarded-For holds junk the framework would take as the address itself.
+  if (clients.trusts) {
+    app.addHook("onRequest", (request, _reply, done) => {
+      clients.prepare(request.raw);
+      done();
+    });
+  }
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, "not_found"));
   await app.register(formbody);
