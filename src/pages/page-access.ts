@@ -8,7 +8,7 @@ import { keyIdOf, keyMatches } from "../accounts/api-keys.js";
 import type { Clock } from "../clock.js";
 import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, UserRepository, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
-import { verifyPassword } from "../websites/password-hash.js";
+import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
 import { AccessCookieSigner, type AccessGrant } from "./access-cookie.js";
 
 /** How long a sign-in lasts. */
@@ -24,7 +24,9 @@ export type PageAccessResult =
 export type SignInResult =
   | { state: "granted"; website: WebsiteRecord; cookie: string }
   | { state: "refused"; access: PageAccessResult }
-  | { state: "limited"; access: PageAccessResult; retryAfter: number };
+  | { state: "limited"; access: PageAccessResult; retryAfter: number }
+  /** Too many passwords are being checked right now; this one was not (and does not count). */
+  | { state: "busy"; access: PageAccessResult; retryAfter: number };
 
 export interface Credentials {
   password?: string | undefined;
@@ -42,6 +44,7 @@ export interface PageAccessDeps {
   users: UserRepository;
   secrets: SecretRepository;
   limiter: AttemptLimiter;
+  passwords: PasswordHasher;
   clock: Clock;
 }
 
@@ -73,6 +76,7 @@ export class PageAccess {
       grant = await this.check(website, credentials);
     } catch (error) {
       limiter.withdrawn(client, domain);
+      if (error instanceof PasswordsBusyError) return { state: "busy", access, retryAfter: error.retryAfter };
       throw error;
     }
     if (!website || !grant) return { state: "refused", access };
@@ -101,7 +105,7 @@ export class PageAccess {
       };
     }
     if (password && website?.privacy === 2 && website.passwordHash) {
-      if (!(await verifyPassword(password, website.passwordHash))) return null;
+      if (!(await this.deps.passwords.verify(password, website.passwordHash))) return null;
       return {
         grant: { websiteId: website.id, kind: "password", keyId: null, expires },
         credentialHash: website.passwordHash,

@@ -148,6 +148,13 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
         reply.header("retry-after", String(result.retryAfter));
         return sendGate(reply, 429, result.access, { ...gate, error: retryMessage(result.retryAfter) });
       }
+      if (result.state === "busy") {
+        reply.header("retry-after", String(result.retryAfter));
+        return sendGate(reply, 503, result.access, {
+          ...gate,
+          error: "Too many sign-ins are being checked right now. Try again in a few seconds.",
+        });
+      }
       const error =
         result.access.state === "password"
           ? "Wrong password or key."
