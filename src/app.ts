@@ -110,6 +110,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     clock: container.clock,
     assets: loadPageAssets(),
     geo: config.geoipDb ? "maxmind" : "dbip",
+    publicUrl: config.publicUrl,
   });
   return app;
 }

@@ -104,7 +104,7 @@ describe("stats page access", () => {
       assert.ok(csp.includes(directive), `CSP has ${directive}: ${csp}`);
     }
     assert.ok(!csp.includes("unsafe-inline"));
-    assert.equal(response.headers["referrer-policy"], "no-referrer");
+    assert.equal(response.headers["referrer-policy"], "same-origin");
     assert.equal(response.headers["x-content-type-options"], "nosniff");
     assert.ok(!/<script/i.test(response.body), "the page runs no script");
     assert.ok(!/ style=/i.test(response.body), "no inline style (the CSP would block it)");
