@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { AJV_OPTIONS } from "./api/ajv-options.js";
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
+import { ClientAddressRule } from "./client-address.js";
 import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
@@ -34,11 +35,12 @@ export const CLOSE_GRACE_MS = 5_000;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
+  const clients = new ClientAddressRule(config.trustProxy);
   let app: FastifyInstance;
   let closing = false;
   const fast = fastCollect(
     container.collect,
-    config.trustProxy,
+    clients,
     (error) => app.log.error({ err: error }, "request failed"),
     () => closing,
   );
@@ -55,7 +57,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       server.headersTimeout = KEEP_ALIVE_MS + 1_000;
       return server;
     },
-    trustProxy: config.trustProxy,
+    // The same trust as the fast path's, so request.ip (and request.protocol and host, from
+    // X-Forwarded-Proto and -Host) follow one rule; see the onRequest hook below.
+    trustProxy: clients.trusts ?? false,
     bodyLimit: API_BODY_LIMIT,
     // While closing: idle connections are closed at once, a request that arrives on a busy
     // one gets a 503 with Connection: close (the fast path takes the hit and closes instead).
@@ -77,6 +81,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     done();
   });
   app.decorateRequest("user", null);
+  // Where X-Forwarded-For holds junk the framework would take as the address itself.
+  if (clients.trusts) {
+    app.addHook("onRequest", (request, _reply, done) => {
+      clients.prepare(request.raw);
+      done();
+    });
+  }
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => sendError(reply, "not_found"));
   await app.register(formbody);
@@ -121,6 +132,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     clock: container.clock,
     assets: loadPageAssets(),
     geo: config.geoipDb ? "maxmind" : "dbip",
+    publicUrl: config.publicUrl,
   });
   return app;
 }

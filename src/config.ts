@@ -3,6 +3,7 @@
 // validated and frozen, and a bad value fails fast with a message naming the variable.
 
 import fs from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 
 export interface Config {
@@ -10,7 +11,7 @@ export interface Config {
   readonly port: number;
   readonly dataDir: string;
   readonly databaseUrl: string | null;
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
   readonly publicUrl: string | null;
   readonly apiRateLimit: number;
   readonly collectRateLimit: number;
@@ -27,6 +28,15 @@ export interface Config {
 }
 
 export type ReportPeriodKind = "week" | "month";
+
+/**
+ * Which proxies in front of the server are believed about the client (X-Forwarded-For,
+ * -Proto, -Host): none, the nearest `hops` of them, or those at these addresses/CIDR blocks.
+ */
+export type TrustProxy =
+  | { readonly kind: "none" }
+  | { readonly kind: "hops"; readonly hops: number }
+  | { readonly kind: "addresses"; readonly addresses: readonly string[] };
 
 type Parser<T> = (raw: string) => T;
 
@@ -51,10 +61,44 @@ const integerIn =
     return Number(raw);
   };
 
-const boolean: Parser<boolean> = (raw) => {
-  if (["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
-  if (["0", "false", "no", "off", ""].includes(raw.toLowerCase())) return false;
-  throw new Error("must be 1 or 0");
+/** The usual private ranges by name, as Express and Fastify spell them. */
+const PROXY_RANGES: Record<string, string[]> = {
+  loopback: ["127.0.0.0/8", "::1/128"],
+  linklocal: ["169.254.0.0/16", "fe80::/10"],
+  uniquelocal: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"],
+};
+const MAX_PROXY_HOPS = 16;
+
+/** `0`/`1`, a number of proxies, or their addresses and CIDR blocks, comma-separated. */
+const trustProxy: Parser<TrustProxy> = (raw) => {
+  const value = raw.trim().toLowerCase();
+  if (["0", "false", "no", "off", ""].includes(value)) return { kind: "none" };
+  if (["true", "yes", "on"].includes(value)) return { kind: "hops", hops: 1 };
+  if (/^\d+$/.test(value)) {
+    if (Number(value) === 0) return { kind: "none" };
+    if (Number(value) > MAX_PROXY_HOPS) throw new Error(`must be at most ${MAX_PROXY_HOPS} proxies`);
+    return { kind: "hops", hops: Number(value) };
+  }
+  const addresses = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .flatMap((entry) => {
+      const named = PROXY_RANGES[entry];
+      if (named) return named;
+      const [address = "", prefix, ...rest] = entry.split("/");
+      const family = isIP(address);
+      const bits = family === 4 ? 32 : 128;
+      if (family === 0 || rest.length > 0 || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
+        throw new Error(
+          `must be 0, a number of proxies, or their IP addresses or CIDR blocks (or loopback, linklocal, uniquelocal); ${JSON.stringify(entry)} is none of them`,
+        );
+      }
+      if (prefix !== undefined && Number(prefix) > bits)
+        throw new Error(`${entry}: a prefix is at most ${bits}`);
+      return [entry];
+    });
+  return { kind: "addresses", addresses: Object.freeze(addresses) };
 };
 
 const text: Parser<string> = (raw) => {
@@ -188,8 +232,9 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
   trustProxy: {
     env: "ANALYTICS_TRUST_PROXY",
     default: "0",
-    parse: boolean,
-    description: "`1` when behind a reverse proxy: the client IP is the left-most `X-Forwarded-For` entry.",
+    parse: trustProxy,
+    description:
+      "Behind reverse proxies: `1` (or the number of proxies in a chain), or the proxies' addresses and CIDR blocks (`10.0.0.0/8,::1`; `loopback`, `linklocal`, `uniquelocal`). The client address is then the right-most `X-Forwarded-For` entry not added by a trusted proxy (an entry that is not an IP address: the connection's address). `0`: the connection's address.",
   },
   publicUrl: {
     env: "ANALYTICS_PUBLIC_URL",

@@ -14,14 +14,15 @@ import { IngestPipeline, type ScreenedHit } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
 import { WriteBuffer } from "./ingest/write-buffer.js";
-import { AttemptLimiter } from "./pages/attempt-limiter.js";
 import { PageAccess } from "./pages/page-access.js";
 import { ReportScheduler } from "./reports/report-scheduler.js";
 import { createReportSender } from "./reports/report-sender.js";
 import { SmtpMailer } from "./reports/smtp-mailer.js";
+import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
 import { StatsService } from "./stats/stats-service.js";
 import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
+import { PasswordHasher } from "./websites/password-hasher.js";
 import { WebsiteService } from "./websites/website-service.js";
 
 export interface Container {
@@ -37,6 +38,8 @@ export interface Container {
   readonly stats: StatsService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
+  /** Every password hash and check goes through it, a bounded few at a time. */
+  readonly passwords: PasswordHasher;
   /** Who may see each website's public stats page. */
   readonly pageAccess: PageAccess;
   /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
@@ -83,7 +86,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     prepare: (hits) => pipeline.enrich(hits),
     ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
-  const websites = new WebsiteService(metadata.websites, clock, {
+  const passwords = new PasswordHasher();
+  const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
     deleted: async (websiteId) => {
       buffer.discardWebsite(websiteId);
@@ -116,11 +120,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
     ),
     geo,
+    passwords,
     pageAccess: new PageAccess({
       websites: metadata.websites,
       users: metadata.users,
       secrets: metadata.secrets,
       limiter: new AttemptLimiter(clock),
+      passwords,
       clock,
     }),
     reports,

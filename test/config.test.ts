@@ -13,7 +13,7 @@ describe("configuration", () => {
     assert.equal(config.host, "127.0.0.1");
     assert.equal(config.port, 8000);
     assert.equal(config.dataDir, path.resolve("./data"));
-    assert.equal(config.trustProxy, false);
+    assert.deepEqual(config.trustProxy, { kind: "none" });
     assert.equal(config.publicUrl, null);
     assert.equal(config.apiRateLimit, 600);
     assert.ok(Object.isFrozen(config));
@@ -29,7 +29,7 @@ describe("configuration", () => {
     assert.equal(withFlags.port, 9100);
     assert.equal(withFlags.host, "0.0.0.0");
     assert.equal(withFlags.dataDir, "/tmp/flag-dir");
-    assert.equal(loadConfig({ ANALYTICS_TRUST_PROXY: "1" }).trustProxy, true);
+    assert.deepEqual(loadConfig({ ANALYTICS_TRUST_PROXY: "1" }).trustProxy, { kind: "hops", hops: 1 });
     assert.equal(
       loadConfig({ ANALYTICS_PUBLIC_URL: "https://stats.example.org/" }).publicUrl,
       "https://stats.example.org",

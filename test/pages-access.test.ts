@@ -11,8 +11,8 @@ import { gunzipSync } from "node:zlib";
 import type { LightMyRequestResponse } from "fastify";
 import { ManualClock } from "../src/clock.js";
 import { ACCESS_COOKIE } from "../src/pages/access-cookie.js";
-import { ATTEMPT_WINDOW_MS, MAX_WRONG_ATTEMPTS } from "../src/pages/attempt-limiter.js";
 import { SESSION_SECONDS } from "../src/pages/page-access.js";
+import { ATTEMPT_WINDOW_MS, MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const OWNER_EMAIL = "owner@pages.example";
@@ -104,7 +104,7 @@ describe("stats page access", () => {
       assert.ok(csp.includes(directive), `CSP has ${directive}: ${csp}`);
     }
     assert.ok(!csp.includes("unsafe-inline"));
-    assert.equal(response.headers["referrer-policy"], "no-referrer");
+    assert.equal(response.headers["referrer-policy"], "same-origin");
     assert.equal(response.headers["x-content-type-options"], "nosniff");
     assert.ok(!/<script/i.test(response.body), "the page runs no script");
     assert.ok(!/ style=/i.test(response.body), "no inline style (the CSP would block it)");

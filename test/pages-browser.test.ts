@@ -1,10 +1,12 @@
 // A password-protected stats page in a real browser (Debian Chromium): the visitor signs in
 // through the form, sees the fixture's numbers, narrows the range with the picker, and the
 // page breaks no rule of its own Content-Security-Policy. Screenshots at phone and desktop
-// widths, light and dark, are saved under test-output/pages/ for a person to look at.
+// widths, light and dark, are saved under test-output/pages/ for a person to look at. A form
+// that another website posts to the page is refused and changes nothing.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -15,6 +17,8 @@ import { asImport, FIXTURE_DOMAIN, FIXTURE_SETTINGS } from "./support/stats-fixt
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const PASSWORD = "correct horse";
+/** Another website (a different site from 127.0.0.1), whose pages post forms to ours. */
+const ATTACKER_HOST = "attacker.test";
 const OUTPUT = fileURLToPath(new URL("../../test-output/pages/", import.meta.url));
 const missing = chromiumMissing();
 if (missing) console.log(`# SKIPPED pages-browser tests: ${missing}`);
@@ -23,6 +27,8 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
   let t: TestApp;
   let browser: Browser;
   let base = "";
+  let attacker: http.Server;
+  let attackerBase = "";
 
   before(async () => {
     t = await createTestApp({}, new ManualClock("2026-04-10T12:00:00Z"));
@@ -40,12 +46,27 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
     );
     await t.app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium([]);
+    // Each page of the other website posts one form to the stats page as soon as it loads.
+    attacker = http.createServer((request, response) => {
+      const fields = new URL(request.url ?? "/", "http://x").searchParams;
+      const inputs = [...fields].map(
+        ([name, value]) => `<input type="hidden" name="${name}" value="${value}">`,
+      );
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><form id="f" method="post" action="${base}/${FIXTURE_DOMAIN}">${inputs.join("")}</form>` +
+          `<script>document.getElementById("f").submit()</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    attackerBase = `http://${ATTACKER_HOST}:${(attacker.address() as AddressInfo).port}`;
+    browser = await launchChromium([ATTACKER_HOST]);
     fs.mkdirSync(OUTPUT, { recursive: true });
   });
 
   after(async () => {
     await browser?.close();
+    await new Promise((resolve) => attacker?.close(resolve));
     await t?.close();
   });
 
@@ -95,6 +116,32 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
     assert.equal(await total(page, "visitors"), "3");
     assert.equal(await total(page, "pageviews"), "3");
     assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  it("refuses forms another website posts to the page, and signs out from the page itself", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/${FIXTURE_DOMAIN}`);
+    await page.fill("#password", PASSWORD);
+    await page.click('form:has(#password) button[type="submit"]');
+    await page.waitForSelector('[data-total="visitors"]');
+
+    for (const fields of ["sign_out=1", "password=wrong", `password=${encodeURIComponent(PASSWORD)}`]) {
+      const posted = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.goto(`${attackerBase}/?${fields}`);
+      const answer = await posted;
+      assert.equal(answer.status(), 403, fields);
+      assert.equal(await answer.headerValue("set-cookie"), null, fields);
+      await page.waitForSelector("text=sent from another website");
+    }
+    await page.goto(`${base}/${FIXTURE_DOMAIN}`);
+    await page.waitForSelector('[data-total="visitors"]');
+    assert.equal(await total(page, "visitors"), "5", "still signed in");
+
+    await page.click('form.signout button[type="submit"]');
+    await page.waitForSelector("#password");
+    assert.deepEqual(await context.cookies(), [], "signed out");
     await context.close();
   });
 

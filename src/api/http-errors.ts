@@ -47,6 +47,8 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
     return reply.code(422).send({ message: error.fields, status: 422 });
   }
   if (error instanceof AppError) {
+    const { retryAfter } = error as { retryAfter?: unknown };
+    if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
     return sendError(reply, error.code, error.message);
   }
   const status = (error as FastifyError).statusCode;

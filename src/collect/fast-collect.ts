@@ -12,6 +12,7 @@
 // second answered one by one, 19,000 answered together.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ClientAddressRule } from "../client-address.js";
 import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
 
 const TOO_LARGE = JSON.stringify({ message: "The request body is too large.", status: 413 });
@@ -25,7 +26,7 @@ const SERVER_ERROR = JSON.stringify({ message: "Server Error", status: 500 });
  */
 export function fastCollect(
   endpoint: CollectEndpoint,
-  trustProxy: boolean,
+  clients: ClientAddressRule,
   onError: (error: unknown) => void,
   closing: () => boolean = () => false,
 ) {
@@ -60,7 +61,7 @@ export function fastCollect(
       let dropped: ReturnType<CollectEndpoint["handle"]>;
       try {
         dropped = endpoint.handle(body, {
-          ip: clientAddress(request, trustProxy),
+          ip: clients.of(request),
           userAgent: request.headers["user-agent"] ?? "",
           acceptLanguage: request.headers["accept-language"] ?? "",
         });
@@ -102,15 +103,6 @@ class AnswerQueue {
       accepted(responses[i] as ServerResponse, reasons[i] as string | null, close);
     }
   }
-}
-
-/** The socket address, or with a trusted proxy the left-most X-Forwarded-For entry (as Fastify's request.ip). */
-function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
-  const forwarded = request.headers["x-forwarded-for"];
-  if (trustProxy && typeof forwarded === "string" && forwarded !== "") {
-    return (forwarded.split(",", 1)[0] ?? "").trim();
-  }
-  return request.socket.remoteAddress ?? "";
 }
 
 /** A 202's headers as node takes them raw (name, value, ...): no object to build per answer. */

@@ -6,10 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { keyIdOf, keyMatches } from "../accounts/api-keys.js";
 import type { Clock } from "../clock.js";
+import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, UserRepository, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
-import { verifyPassword } from "../websites/password-hash.js";
+import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
 import { AccessCookieSigner, type AccessGrant } from "./access-cookie.js";
-import type { AttemptLimiter } from "./attempt-limiter.js";
 
 /** How long a sign-in lasts. */
 export const SESSION_SECONDS = 30 * 86_400;
@@ -24,11 +24,19 @@ export type PageAccessResult =
 export type SignInResult =
   | { state: "granted"; website: WebsiteRecord; cookie: string }
   | { state: "refused"; access: PageAccessResult }
-  | { state: "limited"; access: PageAccessResult; retryAfter: number };
+  | { state: "limited"; access: PageAccessResult; retryAfter: number }
+  /** Too many passwords are being checked right now; this one was not (and does not count). */
+  | { state: "busy"; access: PageAccessResult; retryAfter: number };
 
 export interface Credentials {
   password?: string | undefined;
   key?: string | undefined;
+}
+
+/** What a right credential earns, with the hash of the credential its cookie is bound to. */
+interface EarnedGrant {
+  grant: AccessGrant;
+  credentialHash: string;
 }
 
 export interface PageAccessDeps {
@@ -36,6 +44,7 @@ export interface PageAccessDeps {
   users: UserRepository;
   secrets: SecretRepository;
   limiter: AttemptLimiter;
+  passwords: PasswordHasher;
   clock: Clock;
 }
 
@@ -59,15 +68,19 @@ export class PageAccess {
     const website = await this.deps.websites.findByDomain(domain);
     if (website?.privacy === 0) return { state: "granted", website, cookie: "" };
     const access = website ? locked(website) : ({ state: "hidden" } as const);
-    const attempts = `${client}\n${domain}`;
-    const retryAfter = this.deps.limiter.retryAfter(attempts);
+    const { limiter } = this.deps;
+    const retryAfter = limiter.begin(client, domain);
     if (retryAfter > 0) return { state: "limited", access, retryAfter };
-    const grant = await this.check(website, credentials);
-    if (!website || !grant) {
-      this.deps.limiter.fail(attempts);
-      return { state: "refused", access };
+    let grant: EarnedGrant | null;
+    try {
+      grant = await this.check(website, credentials);
+    } catch (error) {
+      limiter.withdrawn(client, domain);
+      if (error instanceof PasswordsBusyError) return { state: "busy", access, retryAfter: error.retryAfter };
+      throw error;
     }
-    this.deps.limiter.succeed(attempts);
+    if (!website || !grant) return { state: "refused", access };
+    limiter.succeeded(client, domain);
     const signer = await this.cookieSigner();
     return { state: "granted", website, cookie: signer.sign(grant.grant, grant.credentialHash) };
   }
@@ -79,7 +92,7 @@ export class PageAccess {
   private async check(
     website: WebsiteRecord | null,
     { password, key }: Credentials,
-  ): Promise<{ grant: AccessGrant; credentialHash: string } | null> {
+  ): Promise<EarnedGrant | null> {
     const expires = Math.floor(this.deps.clock.now().getTime() / 1000) + SESSION_SECONDS;
     if (key) {
       const keyId = keyIdOf(key.trim());
@@ -92,7 +105,7 @@ export class PageAccess {
       };
     }
     if (password && website?.privacy === 2 && website.passwordHash) {
-      if (!(await verifyPassword(password, website.passwordHash))) return null;
+      if (!(await this.deps.passwords.verify(password, website.passwordHash))) return null;
       return {
         grant: { websiteId: website.id, kind: "password", keyId: null, expires },
         credentialHash: website.passwordHash,

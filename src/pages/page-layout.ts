@@ -1,5 +1,6 @@
-// The HTML document every stats page shares: head (stylesheet, no referrer, no indexing of
-// locked pages), the body it is given, and the footer with the geolocation credit.
+// The HTML document every stats page shares: head (stylesheet, a referrer for our own pages
+// only, no indexing of locked pages), the body it is given, and the footer with the
+// geolocation credit.
 
 import { type Html, html } from "./html.js";
 
@@ -21,7 +22,7 @@ export function layout({ title, stylesheet, body, index = false, geo }: LayoutOp
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 ${index ? "" : html`<meta name="robots" content="noindex, nofollow">`}
 <title>${title}</title>
 <link rel="stylesheet" href="${stylesheet}">

@@ -1,7 +1,7 @@
 // The public stats pages: GET /{domain} (the statistics, the password form or a 404),
-// POST /{domain} (sign in with a password or an API key, or sign out), and their static
-// assets. A domain always has a dot, so /api, /js, /healthz and /assets stay their own:
-// a path without one goes on to the application's 404.
+// POST /{domain} (sign in with a password or an API key, or sign out; only from the page
+// itself, see form-origin.ts), and their static assets. A domain always has a dot, so /api,
+// /js, /healthz and /assets stay their own: a path without one goes on to the application's 404.
 
 import { gzipSync } from "node:zlib";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -12,6 +12,7 @@ import type { StatsService } from "../stats/stats-service.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
 import { DEFAULT_DAYS, lastDays, parseRange, presets } from "./date-range.js";
+import { fromOwnPage } from "./form-origin.js";
 import { notFoundPage, passwordPage, retryMessage } from "./gate-view.js";
 import { type Html, html } from "./html.js";
 import type { PageAccess, PageAccessResult } from "./page-access.js";
@@ -28,6 +29,8 @@ export interface PageRoutesOptions {
   clock: Clock;
   assets: PageAssets;
   geo: GeoSource;
+  /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
+  publicUrl: string | null;
 }
 
 const Day = Type.String({ maxLength: 10 });
@@ -131,6 +134,8 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
     async (request, reply) => {
       const target = targetOf(request.params.domain, request.url);
       if (target.kind === "elsewhere") return reply.callNotFound();
+      // Before anything else: a refused post signs nobody in or out and counts no attempt.
+      if (!fromOwnPage(request, options.publicUrl)) return sendHtml(reply, 403, crossSitePage(stylesheet));
       const domain = target.domain;
       const body = request.body ?? {};
       const gate = keepRange({ domain, stylesheet, action: actionOf(domain), from: body.from, to: body.to });
@@ -147,6 +152,13 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
       if (result.state === "limited") {
         reply.header("retry-after", String(result.retryAfter));
         return sendGate(reply, 429, result.access, { ...gate, error: retryMessage(result.retryAfter) });
+      }
+      if (result.state === "busy") {
+        reply.header("retry-after", String(result.retryAfter));
+        return sendGate(reply, 503, result.access, {
+          ...gate,
+          error: "Too many sign-ins are being checked right now. Try again in a few seconds.",
+        });
       }
       const error =
         result.access.state === "password"
@@ -194,6 +206,16 @@ function sendHtml(reply: FastifyReply, status: number, page: Html) {
 function accessCookie(request: FastifyRequest, domain: string, value: string, maxAge: number): string {
   const secure = request.protocol === "https" ? "; Secure" : "";
   return `${ACCESS_COOKIE}=${value}; Path=/${domain}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+function crossSitePage(stylesheet: string): Html {
+  return layout({
+    title: "Form refused",
+    stylesheet,
+    body: html`<main class="wrap"><div class="gate card"><h1>Form refused</h1>
+<p>This form was sent from another website, so it was not accepted. Open the statistics page here and try again.</p>
+</div></main>`,
+  });
 }
 
 function messagePage(stylesheet: string, message: string): Html {

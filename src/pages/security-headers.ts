@@ -1,5 +1,7 @@
 // Headers on every stats-page response: no script at all, styles only from our own
-// assets, no framing, no referrer sent to the sites the statistics link to.
+// assets, no framing, no referrer sent to the sites the statistics link to. The referrer
+// (and so the Origin of a form post) is kept for our own pages: under `no-referrer` a
+// browser sends `Origin: null`, which the cross-site check of forms (form-origin.ts) refuses.
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -12,7 +14,7 @@ export const CONTENT_SECURITY_POLICY = [
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "cross-origin-opener-policy": "same-origin",

@@ -12,7 +12,7 @@ import {
   type WebsiteRecord,
   type WebsiteRepository,
 } from "../storage/ports.js";
-import { hashPassword } from "./password-hash.js";
+import type { PasswordHasher } from "./password-hasher.js";
 import { DOMAIN_TAKEN, PASSWORD_REQUIRED, TEXT_RULES, WEBSITE_DEFAULTS } from "./website-rules.js";
 
 export interface WebsiteSettings {
@@ -49,6 +49,7 @@ export class WebsiteService {
   constructor(
     private readonly websites: WebsiteRepository,
     private readonly clock: Clock,
+    private readonly passwords: PasswordHasher,
     private readonly hooks: WebsiteHooks = NO_HOOKS,
   ) {}
 
@@ -65,7 +66,7 @@ export class WebsiteService {
         userId,
         domain: domain as string,
         privacy,
-        passwordHash: password === null ? null : await hashPassword(password),
+        passwordHash: password === null ? null : await this.passwords.hash(password),
         email: input.email ?? WEBSITE_DEFAULTS.email,
         excludeBots: input.excludeBots ?? WEBSITE_DEFAULTS.excludeBots,
         excludeParams: lists.excludeParams ?? null,
@@ -98,7 +99,7 @@ export class WebsiteService {
     const hasPassword = input.password ? true : clearsPassword ? false : current.passwordHash !== null;
     if ((patch.privacy ?? current.privacy) === 2 && !hasPassword) errors.add("password", PASSWORD_REQUIRED);
     errors.throwIfAny();
-    if (input.password) patch.passwordHash = await hashPassword(input.password);
+    if (input.password) patch.passwordHash = await this.passwords.hash(input.password);
     if (clearsPassword) patch.passwordHash = null;
     if (Object.keys(patch).length === 0) return current;
     const updated = await this.websites.update(userId, id, patch, this.clock.now());
