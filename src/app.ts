@@ -15,6 +15,7 @@ import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
+import { rewriteUndecodablePath } from "./url-rewrite.js";
 
 export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -52,6 +53,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // A stats page's path is its domain, up to 253 characters (more before it redirects to
     // the canonical form); the router's default of 100 answered longer ones with 414.
     routerOptions: { maxParamLength: 1024 },
+    rewriteUrl: (request) => rewriteUndecodablePath(request.url ?? "/"),
   });
 
   app.decorateRequest("user", null);
