@@ -196,7 +196,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalUrl,
     description:
-      "Public base URL used in links (pagination, emails); by default taken from each request's Host, and in emails `http://HOST:PORT`.",
+      "Public base URL used in links (pagination, emails); by default each request's scheme and Host when the Host is a host name or an IP address with an optional port (any other Host: the address and port the request reached), and in emails `http://HOST:PORT`.",
   },
   apiRateLimit: {
     env: "ANALYTICS_API_RATE_LIMIT",
