@@ -4,9 +4,9 @@
 import http from "node:http";
 import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { AJV_OPTIONS } from "./api/ajv-options.js";
+import { apiDocs } from "./api/api-docs.js";
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
 import { collectRoutes } from "./collect/collect-routes.js";
@@ -72,7 +72,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/api/docs" });
+  await app.register(apiDocs);
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
