@@ -1,7 +1,6 @@
 // Builds the Fastify application from a container: body parsers, OpenAPI document and
 // docs page, health check, error handling and the /api/v1 scope. Never listens.
 
-import http from "node:http";
 import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
@@ -13,6 +12,7 @@ import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
+import { createHttpServer } from "./http-server.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
 import { rewriteUndecodablePath } from "./url-rewrite.js";
@@ -22,8 +22,6 @@ export interface AppOptions {
 }
 
 export const API_BODY_LIMIT = 1024 * 1024;
-/** How long an idle keep-alive connection stays open (Fastify's own default). */
-const KEEP_ALIVE_MS = 72_000;
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = container;
@@ -34,16 +32,19 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app = Fastify({
     logger: options.logger ?? false,
     // POST /api/event is answered straight from the server's listener (see fast-collect.ts).
-    serverFactory: (handler) => {
-      const server = http.createServer((request, response) => {
-        if (!fast(request, response)) handler(request, response);
-      });
-      // Fastify sets these only on servers it creates. Trackers keep connections open for
-      // long; Node's 5 s idle close races requests written just as it happens.
-      server.keepAliveTimeout = KEEP_ALIVE_MS;
-      server.headersTimeout = KEEP_ALIVE_MS + 1_000;
-      return server;
-    },
+    // Fastify sets its timeouts only on servers it creates: http-server.ts sets them here.
+    serverFactory: (handler) =>
+      createHttpServer(
+        (request, response) => {
+          if (!fast(request, response)) handler(request, response);
+        },
+        config,
+        ({ refused, addresses }) =>
+          app.log.warn(
+            { refused, addresses, limit: config.maxConnectionsPerClient },
+            "closed new connections of clients over ANALYTICS_MAX_CONNECTIONS_PER_CLIENT",
+          ),
+      ),
     trustProxy: config.trustProxy,
     bodyLimit: API_BODY_LIMIT,
     return503OnClosing: true,
