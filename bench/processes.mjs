@@ -30,11 +30,15 @@ export const PRODUCT_NODE_FLAGS = (() => {
   return shebang.split(/\s+/).filter((word) => word.startsWith("--"));
 })();
 
-/** The environment of a benchmarked server: quiet logs, no per-IP limit, X-Forwarded-For trusted. */
+/**
+ * The environment of a benchmarked server: quiet logs, no per-IP limit (on hits or on
+ * connections: every load generator's connection comes from one address), X-Forwarded-For trusted.
+ */
 export const SERVER_ENV = {
   ANALYTICS_LOG_LEVEL: "warn",
   ANALYTICS_COLLECT_RATE_LIMIT: "100000000",
   ANALYTICS_API_RATE_LIMIT: "1000000",
+  ANALYTICS_MAX_CONNECTIONS_PER_CLIENT: "0",
   ANALYTICS_TRUST_PROXY: "1",
 };
 

@@ -1,12 +1,11 @@
 // Builds the Fastify application from a container: body parsers, OpenAPI document and
 // docs page, health check, error handling and the /api/v1 scope. Never listens.
 
-import http from "node:http";
 import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { AJV_OPTIONS } from "./api/ajv-options.js";
+import { apiDocs } from "./api/api-docs.js";
 import { apiV1 } from "./api/api-v1.js";
 import { handleError, sendError } from "./api/http-errors.js";
 import { ClientAddressRule } from "./client-address.js";
@@ -14,16 +13,16 @@ import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
+import { createHttpServer } from "./http-server.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
+import { rewriteUndecodablePath } from "./url-rewrite.js";
 
 export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
 }
 
 export const API_BODY_LIMIT = 1024 * 1024;
-/** How long an idle keep-alive connection stays open (Fastify's own default). */
-const KEEP_ALIVE_MS = 72_000;
 /**
  * Once the app starts closing, how long connections may stay open before they are cut: a
  * tracker posting back to back on a keep-alive connection, or a client that never finishes
@@ -47,16 +46,19 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app = Fastify({
     logger: options.logger ?? false,
     // POST /api/event is answered straight from the server's listener (see fast-collect.ts).
-    serverFactory: (handler) => {
-      const server = http.createServer((request, response) => {
-        if (!fast(request, response)) handler(request, response);
-      });
-      // Fastify sets these only on servers it creates. Trackers keep connections open for
-      // long; Node's 5 s idle close races requests written just as it happens.
-      server.keepAliveTimeout = KEEP_ALIVE_MS;
-      server.headersTimeout = KEEP_ALIVE_MS + 1_000;
-      return server;
-    },
+    // Fastify sets its timeouts only on servers it creates: http-server.ts sets them here.
+    serverFactory: (handler) =>
+      createHttpServer(
+        (request, response) => {
+          if (!fast(request, response)) handler(request, response);
+        },
+        config,
+        ({ refused, addresses }) =>
+          app.log.warn(
+            { refused, addresses, limit: config.maxConnectionsPerClient },
+            "closed new connections of clients over ANALYTICS_MAX_CONNECTIONS_PER_CLIENT",
+          ),
+      ),
     // The same trust as the fast path's, so request.ip (and request.protocol and host, from
     // X-Forwarded-Proto and -Host) follow one rule; see the onRequest hook below.
     trustProxy: clients.trusts ?? false,
@@ -71,6 +73,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // A stats page's path is its domain, up to 253 characters (more before it redirects to
     // the canonical form); the router's default of 100 answered longer ones with 414.
     routerOptions: { maxParamLength: 1024 },
+    rewriteUrl: (request) => rewriteUndecodablePath(request.url ?? "/"),
   });
 
   app.addHook("preClose", (done) => {
@@ -103,7 +106,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/api/docs" });
+  await app.register(apiDocs);
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {

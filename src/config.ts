@@ -15,6 +15,9 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly apiRateLimit: number;
   readonly collectRateLimit: number;
+  readonly maxConnectionsPerClient: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly geoipDb: string | null;
   readonly clickhouseUrl: readonly string[] | null;
   readonly clickhouseCluster: string | null;
@@ -241,7 +244,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalUrl,
     description:
-      "Public base URL used in links (pagination, emails); by default taken from each request's Host, and in emails `http://HOST:PORT`.",
+      "Public base URL used in links (pagination, emails); by default each request's scheme and Host when the Host is a host name or an IP address with an optional port (any other Host: the address and port the request reached), and in emails `http://HOST:PORT`.",
   },
   apiRateLimit: {
     env: "ANALYTICS_API_RATE_LIMIT",
@@ -255,6 +258,27 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: integerIn(1, 100_000_000),
     description:
       "Hits per minute accepted per client IP on `/api/event`; over it a hit is dropped as `rate_limited`.",
+  },
+  maxConnectionsPerClient: {
+    env: "ANALYTICS_MAX_CONNECTIONS_PER_CLIENT",
+    default: "256",
+    parse: integerIn(0, 1_000_000),
+    description:
+      "Open connections allowed from one client address; a new one beyond it is closed at once. `0`: no limit. Behind a reverse proxy every connection comes from the proxy: allow it at least as many as it opens.",
+  },
+  headersTimeoutMs: {
+    env: "ANALYTICS_HEADERS_TIMEOUT_MS",
+    default: "20000",
+    parse: integerIn(100, 3_600_000),
+    description:
+      "Milliseconds a client has to send a request's headers (counted from its first byte, or from the connection's start); then the connection is closed.",
+  },
+  requestTimeoutMs: {
+    env: "ANALYTICS_REQUEST_TIMEOUT_MS",
+    default: "300000",
+    parse: integerIn(100, 3_600_000),
+    description:
+      "Milliseconds a client has to send a whole request, body included (a 32 MiB import at 1 Mbit/s takes about 270 s); at least `ANALYTICS_HEADERS_TIMEOUT_MS`.",
   },
   geoipDb: {
     env: "ANALYTICS_GEOIP_DB",
@@ -351,6 +375,11 @@ export function loadConfig(
       const shown = setting.secret ? source : `${source}=${JSON.stringify(raw)}`;
       problems.push(`${shown}: ${(error as Error).message}`);
     }
+  }
+  if (problems.length === 0 && (result.headersTimeoutMs as number) > (result.requestTimeoutMs as number)) {
+    problems.push(
+      `${SETTINGS.requestTimeoutMs.env}: must be at least ${SETTINGS.headersTimeoutMs.env} (${String(result.headersTimeoutMs)})`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join("\n  ")}`);
   return Object.freeze(result as unknown as Config);

@@ -98,6 +98,31 @@ describe("errors of the API scope", () => {
     }
   });
 
+  it("answers a path whose escapes do not decode like any other unknown id: 404, rate-limit headers", async () => {
+    const urls = [
+      "/api/v1/websites/%zz",
+      "/api/v1/websites/%C3%28",
+      "/api/v1/websites/%",
+      "/api/v1/stats/%zz?name=page&from=2026-01-01&to=2026-01-02",
+    ];
+    for (const url of urls) {
+      for (const method of ["GET", "PUT", "DELETE"] as const) {
+        if (url.startsWith("/api/v1/stats") && method !== "GET") continue;
+        const response = await t.call(key, { method, url });
+        assert.equal(response.statusCode, 404, `${method} ${url}: ${response.body}`);
+        assert.deepEqual(response.json(), NOT_FOUND);
+        assert.ok(response.headers["x-ratelimit-limit"], `${method} ${url}: X-RateLimit-Limit`);
+        assert.ok(response.headers["x-ratelimit-remaining"] !== undefined, `${method} ${url}`);
+      }
+    }
+    const anonymous = await t.call(null, { url: "/api/v1/websites/%zz" });
+    assert.equal(anonymous.statusCode, 401, "the key is checked first, as everywhere");
+    assert.deepEqual(anonymous.json(), UNAUTHENTICATED);
+    const unknown = await t.call(key, { url: "/api/v1/%zz" });
+    assert.equal(unknown.statusCode, 404);
+    assert.deepEqual(unknown.json(), NOT_FOUND);
+  });
+
   it("answers 405 with Allow for a wrong method on a known path", async () => {
     const collection = await t.call(key, { method: "PATCH", url: "/api/v1/websites" });
     assert.equal(collection.statusCode, 405);

@@ -51,6 +51,29 @@ describe("configuration", () => {
     assert.throws(() => loadConfig({ ANALYTICS_LOG_LEVEL: "loud" }), /ANALYTICS_LOG_LEVEL/);
   });
 
+  it("bounds what one client can hold: connections per address, headers and request timeouts", () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.maxConnectionsPerClient, 256);
+    assert.equal(defaults.headersTimeoutMs, 20_000);
+    assert.equal(defaults.requestTimeoutMs, 300_000);
+    const set = loadConfig({
+      ANALYTICS_MAX_CONNECTIONS_PER_CLIENT: "0",
+      ANALYTICS_HEADERS_TIMEOUT_MS: "1000",
+      ANALYTICS_REQUEST_TIMEOUT_MS: "1000",
+    });
+    assert.equal(set.maxConnectionsPerClient, 0, "0 lifts the limit");
+    assert.equal(set.headersTimeoutMs, 1000);
+    assert.throws(
+      () => loadConfig({ ANALYTICS_MAX_CONNECTIONS_PER_CLIENT: "-1" }),
+      /ANALYTICS_MAX_CONNECTIONS_PER_CLIENT/,
+    );
+    assert.throws(() => loadConfig({ ANALYTICS_HEADERS_TIMEOUT_MS: "0" }), /ANALYTICS_HEADERS_TIMEOUT_MS/);
+    assert.throws(
+      () => loadConfig({ ANALYTICS_HEADERS_TIMEOUT_MS: "5000", ANALYTICS_REQUEST_TIMEOUT_MS: "1000" }),
+      /ANALYTICS_REQUEST_TIMEOUT_MS: must be at least ANALYTICS_HEADERS_TIMEOUT_MS \(5000\)/,
+    );
+  });
+
   it("reads the email-report settings and never echoes an SMTP URL", () => {
     const defaults = loadConfig({});
     assert.equal(defaults.smtpUrl, null);

@@ -17,6 +17,7 @@ const website: WebsiteRecord = {
   domain: "threads.example",
   privacy: 0,
   passwordHash: null,
+  passwordEpoch: 0,
   email: 0,
   excludeBots: 1,
   excludeParams: null,

@@ -29,6 +29,30 @@ describe("API documentation", () => {
     assert.match(page.body, /swagger-ui/i);
   });
 
+  it("sends the page, its files and the document with a policy, never framed or sniffed", async () => {
+    for (const url of [
+      "/api/docs/",
+      "/api/docs",
+      "/api/docs/static/swagger-ui-bundle.js",
+      "/api/docs/json",
+    ]) {
+      const response = await t.app.inject({ url });
+      assert.ok(response.statusCode < 400, `${url}: ${response.statusCode}`);
+      const csp = String(response.headers["content-security-policy"] ?? "");
+      for (const directive of [
+        "default-src 'none'",
+        "script-src 'self'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ]) {
+        assert.ok(csp.includes(directive), `${url}: CSP has ${directive}: ${csp}`);
+      }
+      assert.ok(!csp.includes("unsafe-inline") && !csp.includes("unsafe-eval"), `${url}: ${csp}`);
+      assert.equal(response.headers["x-frame-options"], "DENY", url);
+      assert.equal(response.headers["x-content-type-options"], "nosniff", url);
+    }
+  });
+
   it("documents every API route, and only those", async () => {
     assert.match(doc.openapi, /^3\./);
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>

@@ -227,8 +227,55 @@ describe("stats page access", () => {
     // A password opens only a password page: made private, the website hides again.
     await t.call(ownerKey, { method: "PUT", url: `/api/v1/websites/${id}`, form: { privacy: "1" } });
     assert.equal((await get("/changing.example", after)).statusCode, 404);
-    await t.call(ownerKey, { method: "PUT", url: `/api/v1/websites/${id}`, form: { privacy: "2" } });
-    assert.ok(isStats(await get("/changing.example", after)));
+  });
+
+  it("keeps a password cookie ended after privacy 2 -> 1 -> 2 with the same password; the owner's key cookie lives on", async () => {
+    const created = await t.call(ownerKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "returning.example", privacy: "2", password: PASSWORD },
+    });
+    assert.equal(created.statusCode, 201);
+    const id = created.json().data.id;
+    const setPrivacy = async (privacy: string) => {
+      const response = await t.call(ownerKey, {
+        method: "PUT",
+        url: `/api/v1/websites/${id}`,
+        form: { privacy },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().data.password, true, "the stored password is kept");
+    };
+    const password = await signIn("returning.example", { password: PASSWORD });
+    const owner = await signIn("returning.example", { key: ownerKey });
+    assert.ok(isStats(await get("/returning.example", password)));
+
+    await setPrivacy("1");
+    assert.equal((await get("/returning.example", password)).statusCode, 404);
+    assert.ok(isStats(await get("/returning.example", owner)), "the owner's key still opens a private page");
+    await setPrivacy("2"); // back, without sending a password: the old one is in use again
+    assert.ok(
+      isPasswordForm(await get("/returning.example", password)),
+      "the earlier password cookie stays ended",
+    );
+    assert.ok(
+      isStats(await get("/returning.example", owner)),
+      "the owner's key cookie outlives privacy changes",
+    );
+
+    // The password still works for a new sign-in, whose cookie ends the same way through privacy 0.
+    const again = await signIn("returning.example", { password: PASSWORD });
+    assert.ok(isStats(await get("/returning.example", again)));
+    await setPrivacy("0");
+    await setPrivacy("2");
+    assert.ok(isPasswordForm(await get("/returning.example", again)));
+    assert.ok(
+      isStats(await get("/returning.example", await signIn("returning.example", { password: PASSWORD }))),
+    );
+    // Changes that keep privacy 2 end nothing.
+    const kept = await signIn("returning.example", { password: PASSWORD });
+    await setPrivacy("2");
+    assert.ok(isStats(await get("/returning.example", kept)));
   });
 
   it("ends an owner's cookie when their key is rotated, and every cookie when it expires", async () => {

@@ -26,7 +26,11 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
           dataDir,
         ]).lastLine;
         // A long flush interval: the hits stay buffered until the signal.
-        const server = await startServer(["--data-dir", dataDir], { ANALYTICS_FLUSH_INTERVAL_MS: "600000" });
+        // 400 clients at once from this one address: more than the per-address connection limit.
+        const server = await startServer(["--data-dir", dataDir], {
+          ANALYTICS_FLUSH_INTERVAL_MS: "600000",
+          ANALYTICS_MAX_CONNECTIONS_PER_CLIENT: "0",
+        });
         let acknowledged = 0;
         try {
           const created = await fetch(`${server.baseUrl}/api/v1/websites`, {

@@ -2,7 +2,9 @@
 // (CONTRACT.md section 3.4).
 
 import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { rawRequest } from "./support/raw-http.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 describe("website list", () => {
@@ -162,6 +164,60 @@ describe("website list", () => {
       assert.equal(response.json().meta.last_page, 1);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("website list links without ANALYTICS_PUBLIC_URL", () => {
+  let t: TestApp;
+  let key: string;
+  let port = 0;
+  before(async () => {
+    t = await createTestApp();
+    key = await t.createUser();
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+  after(() => t.close());
+
+  /** The list's meta.path when the client sends this Host header (over a real socket). */
+  async function pathFor(host: string): Promise<string> {
+    const response = await rawRequest(
+      port,
+      Buffer.from(
+        `GET /api/v1/websites?per_page=10 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+        "latin1",
+      ),
+    );
+    assert.equal(response.status, 200, `${host}: ${response.body}`);
+    const body = JSON.parse(response.body);
+    for (const link of [body.links.first, body.links.last]) assert.ok(link.startsWith(body.meta.path), link);
+    return body.meta.path;
+  }
+
+  it("takes a host name or an IP address with a port from the Host header, else the server's own address", async () => {
+    for (const host of [
+      "stats.example.org",
+      "stats.example.org:8443",
+      "192.0.2.7:8000",
+      "[2001:db8::1]:8000",
+      "localhost",
+    ]) {
+      assert.equal(await pathFor(host), `http://${host}/api/v1/websites`);
+    }
+    const own = `http://127.0.0.1:${port}/api/v1/websites`;
+    for (const host of [
+      'evil.example"<>',
+      "evil.example/<script>",
+      "user@evil.example",
+      "evil.example:99999",
+      "evil..example",
+      "[not-ipv6]:80",
+      "evil.example:80:80",
+      "ev\u00efl.example",
+      "",
+    ]) {
+      assert.equal(await pathFor(host), own, JSON.stringify(host));
     }
   });
 });

@@ -1,13 +1,15 @@
 // How every request body, query and path is validated: the framework's Ajv with all errors
-// reported at once, the `x-rule` keyword and a faster `date-time` check (same answers). One
-// definition, for the routes (app.ts) and for the import threads, which read their bodies
-// themselves (import-body.ts).
+// reported at once, no scalar taken from an array, the `x-rule` keyword and a faster
+// `date-time` check (same answers). One definition, for the routes (app.ts) and for the
+// import threads, which read their bodies themselves (import-body.ts).
 
 import { addFastDateTime } from "./date-time-format.js";
 import { addRuleKeyword } from "./rule-keyword.js";
 
 export const AJV_OPTIONS = {
-  customOptions: { allErrors: true },
+  // Form strings are still coerced to numbers ("2" -> 2), but not the framework's default
+  // "array" coercion, which took a one-element array for its element: {"privacy":[0]} as 0.
+  customOptions: { allErrors: true, coerceTypes: true },
   plugins: [addRuleKeyword],
   onCreate: addFastDateTime,
 };

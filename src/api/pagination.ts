@@ -1,7 +1,9 @@
 // Page arithmetic and page URLs shared by the paginated responses. URLs keep the request's
-// query parameters and set `page`; the base is ANALYTICS_PUBLIC_URL or the request's host.
+// query parameters and set `page`; the base is ANALYTICS_PUBLIC_URL or the request's
+// (validated) host.
 
 import type { FastifyRequest } from "fastify";
+import { requestOrigin } from "./request-origin.js";
 
 export interface PageWindow {
   currentPage: number;
@@ -64,7 +66,7 @@ export class PageUrls {
   private readonly query: URLSearchParams;
 
   constructor(request: FastifyRequest, publicUrl: string | null) {
-    const origin = publicUrl ?? `${request.protocol}://${request.host}`;
+    const origin = publicUrl ?? requestOrigin(request);
     const [pathname = "", search = ""] = request.url.split("?", 2);
     this.path = `${origin}${pathname}`;
     this.query = new URLSearchParams(search);

@@ -137,9 +137,13 @@ export async function websiteRoutes(scope: FastifyInstance, options: WebsiteRout
   );
 }
 
-/** A path id of decimal digits within the safe integer range; anything else is a 404. */
+/**
+ * A path id: a positive integer in its one decimal form, no sign, no leading zero, within
+ * the safe integer range. Anything else (`01`, `1e3`, `%zz`) is a 404, as a missing id is,
+ * so each website has exactly one URL.
+ */
 export function parseId(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new NotFoundError();
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw new NotFoundError();
   return Number(raw);
 }
 

@@ -11,6 +11,7 @@
 import { ConfigError } from "../config.js";
 import { AppError, ValidationError } from "../errors.js";
 import { UsageError } from "./command-options.js";
+import { PRIVATE_UMASK } from "./data-dir-permissions.js";
 
 const USAGE = `Usage: analytics <command> [options]
 
@@ -59,6 +60,10 @@ async function main(argv: string[]): Promise<number> {
   }
   return (await command())(argv.slice(twoWords ? 2 : 1));
 }
+
+// Every file a command creates (the data directory, the stores and the files their engines
+// add later: SQLite's -wal/-shm, DuckDB's .wal, the control socket) is its user's alone.
+process.umask(PRIVATE_UMASK);
 
 main(process.argv.slice(2)).then(
   (code) => {

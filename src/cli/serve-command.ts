@@ -9,6 +9,7 @@ import { reportBaseUrl } from "../reports/report-sender.js";
 import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
+import { type Tightening, tightenDataDir } from "./data-dir-permissions.js";
 import { checkCanListen, listenError } from "./listen-check.js";
 import { removeServerAddress, writeServerAddress } from "./server-address.js";
 
@@ -21,6 +22,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   const config = configFrom(parseCommand(args, { host: { type: "string" }, port: { type: "string" } }));
   // Before any store is opened (and created, or migrated), so a taken port changes nothing.
   await checkCanListen(config.host, config.port);
+  // Before the stores open the files, so nothing is read through a loose mode meanwhile.
+  const tightened = tightenDataDir(config.dataDir);
   // Background work reports to the server's logger, which exists once the app does.
   let log: FastifyBaseLogger | null = null;
   let lastBackPressureLog = Number.NEGATIVE_INFINITY;
@@ -35,6 +38,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   });
   const app = await buildApp(container, { logger: { level: config.logLevel } });
   log = app.log;
+  reportTightening(app.log, tightened);
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -80,6 +84,14 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+/** One line for what tightenDataDir changed (and one for what it could not), nothing when all was private. */
+function reportTightening(log: FastifyBaseLogger, { changed, failed }: Tightening): void {
+  if (changed.length > 0)
+    log.warn({ changed }, `data directory made private to this user: ${changed.join(", ")}`);
+  if (failed.length > 0)
+    log.error({ failed }, `data directory readable by other users, cannot change: ${failed.join(", ")}`);
 }
 
 /** The port the server listens on (the configured one, or the one chosen for port 0). */

@@ -16,8 +16,8 @@ const FILE = "server-url";
 export function writeServerAddress(dataDir: string, url: string): boolean {
   const file = path.join(dataDir, FILE);
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(`${file}.tmp`, `${url}\n`);
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${file}.tmp`, `${url}\n`, { mode: 0o600 });
     fs.renameSync(`${file}.tmp`, file); // never half-written for a reader
     return true;
   } catch {

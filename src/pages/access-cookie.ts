@@ -1,7 +1,8 @@
 // The signed cookie that opens one website's stats page: which website, by which credential
 // (its password, or its owner's API key id), until when, and an HMAC-SHA256 over all of it
-// and over the hash of the credential as it is now. Changing the password or rotating the
-// key changes that hash, so every cookie issued before stops verifying.
+// and over the credential as it is now (its stored hash; for a password, also the times the
+// website left privacy 2). Changing the password, leaving privacy 2 or rotating the key
+// changes that, so every cookie issued before stops verifying.
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 

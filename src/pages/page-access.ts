@@ -2,6 +2,8 @@
 // in with their API key; everyone else is answered as if the website did not exist.
 // Privacy 2: anyone with the password, or the owner's key. A right credential earns a
 // signed cookie for that website alone (access-cookie.ts); wrong ones are rate limited.
+// A password cookie lasts while the website stays on privacy 2 with that password; an
+// owner's key cookie lasts until the key is rotated, whatever the privacy does meanwhile.
 
 import { randomBytes } from "node:crypto";
 import { keyIdOf, keyMatches } from "../accounts/api-keys.js";
@@ -108,7 +110,7 @@ export class PageAccess {
       if (!(await this.deps.passwords.verify(password, website.passwordHash))) return null;
       return {
         grant: { websiteId: website.id, kind: "password", keyId: null, expires },
-        credentialHash: website.passwordHash,
+        credentialHash: passwordBinding(website, website.passwordHash),
       };
     }
     return null;
@@ -123,7 +125,9 @@ export class PageAccess {
     let credentialHash: string | null = null;
     if (grant.kind === "password") {
       // A password opens only a website that is still on privacy 2.
-      if (website.privacy === 2) credentialHash = website.passwordHash;
+      if (website.privacy === 2 && website.passwordHash !== null) {
+        credentialHash = passwordBinding(website, website.passwordHash);
+      }
     } else if (grant.keyId) {
       const credential = await this.deps.users.findCredential(grant.keyId);
       if (credential?.user.id === website.userId) credentialHash = credential.apiKeyHash;
@@ -142,6 +146,16 @@ export class PageAccess {
       });
     return this.signer;
   }
+}
+
+/**
+ * What a password cookie is bound to: the stored hash (a new password ends it) and the
+ * number of times the website left privacy 2 (so leaving ends it, even when the website
+ * later returns to 2 with the same hash). Epoch 0 binds the hash alone, as cookies issued
+ * before the epoch existed were, so an upgrade signs no one out.
+ */
+function passwordBinding(website: WebsiteRecord, passwordHash: string): string {
+  return website.passwordEpoch === 0 ? passwordHash : `${passwordHash}\nepoch ${website.passwordEpoch}`;
 }
 
 function locked(website: WebsiteRecord): PageAccessResult {

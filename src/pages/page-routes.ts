@@ -46,14 +46,19 @@ const DomainParams = Type.Object({ domain: Type.String() });
 
 type Target =
   | { kind: "elsewhere" }
+  | { kind: "invalid"; segment: string }
   | { kind: "redirect"; domain: string; location: string }
   | { kind: "page"; domain: string };
 
-/** Which page a path segment names: a canonical domain, one to redirect to, or no page at all. */
+/**
+ * Which page a path segment names: a canonical domain, one to redirect to, one that no
+ * website can have, or no page at all. Only a validated domain ever reaches a header (the
+ * cookie's Path, a Location): the decoded segment may hold CR/LF, `;` or anything else.
+ */
 function targetOf(segment: string, url: string): Target {
   if (!segment.includes(".")) return { kind: "elsewhere" };
   const normalised = normaliseDomain(segment);
-  if (!normalised.ok || normalised.value === null) return { kind: "page", domain: segment };
+  if (!normalised.ok || normalised.value === null) return { kind: "invalid", segment };
   if (normalised.value === segment) return { kind: "page", domain: segment };
   const query = url.indexOf("?");
   return {
@@ -104,6 +109,7 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
     async (request, reply) => {
       const target = targetOf(request.params.domain, request.url);
       if (target.kind === "elsewhere") return reply.callNotFound();
+      if (target.kind === "invalid") return sendInvalid(reply, target.segment, stylesheet);
       if (target.kind === "redirect") return reply.redirect(target.location, 301);
       const cookie = cookieValue(request.headers.cookie);
       const result = await access.resolve(target.domain, cookie);
@@ -134,6 +140,8 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
     async (request, reply) => {
       const target = targetOf(request.params.domain, request.url);
       if (target.kind === "elsewhere") return reply.callNotFound();
+      // No website has that name, so there is nothing to sign in to or out of.
+      if (target.kind === "invalid") return sendInvalid(reply, target.segment, stylesheet);
       // Before anything else: a refused post signs nobody in or out and counts no attempt.
       if (!fromOwnPage(request, options.publicUrl)) return sendHtml(reply, 403, crossSitePage(stylesheet));
       const domain = target.domain;
@@ -176,6 +184,11 @@ function actionOf(domain: string): string {
   return `/${encodeURIComponent(domain)}`;
 }
 
+/** The not-found page of a path that is no domain at all (what an unknown website gets). */
+function sendInvalid(reply: FastifyReply, segment: string, stylesheet: string) {
+  return sendHtml(reply, 404, notFoundPage({ domain: segment, stylesheet, action: actionOf(segment) }));
+}
+
 /** Keeps the asked-for range across the sign-in only when it is a pair of plain dates. */
 function keepRange<T extends { from?: string | undefined; to?: string | undefined }>(gate: T): T {
   const day = /^\d{4}-\d{2}-\d{2}$/;
@@ -202,10 +215,14 @@ function sendHtml(reply: FastifyReply, status: number, page: Html) {
   return reply.header("content-encoding", "gzip").send(gzipSync(page.text));
 }
 
-/** The access cookie, scoped to this website's page; Secure whenever the request came over HTTPS. */
+/**
+ * The access cookie, scoped to this website's page; Secure whenever the request came over
+ * HTTPS. `domain` is a validated one; the path is encoded all the same, so no character of
+ * it can end the attribute or the header.
+ */
 function accessCookie(request: FastifyRequest, domain: string, value: string, maxAge: number): string {
   const secure = request.protocol === "https" ? "; Secure" : "";
-  return `${ACCESS_COOKIE}=${value}; Path=/${domain}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+  return `${ACCESS_COOKIE}=${value}; Path=${actionOf(domain)}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 function crossSitePage(stylesheet: string): Html {

@@ -48,6 +48,8 @@ export interface WebsiteRecord {
   domain: string;
   privacy: Privacy;
   passwordHash: string | null;
+  /** Times the website left privacy 2 (0 for a new one); password cookies are bound to it. */
+  passwordEpoch: number;
   email: Flag;
   excludeBots: Flag;
   excludeParams: string | null;
@@ -56,11 +58,16 @@ export interface WebsiteRecord {
   updatedAt: Date;
 }
 
-export type NewWebsite = Omit<WebsiteRecord, "id" | "createdAt" | "updatedAt"> & { now: Date };
+export type NewWebsite = Omit<WebsiteRecord, "id" | "passwordEpoch" | "createdAt" | "updatedAt"> & {
+  now: Date;
+};
 
 export type WebsitePatch = Partial<
   Pick<WebsiteRecord, "privacy" | "passwordHash" | "email" | "excludeBots" | "excludeParams" | "excludeIps">
->;
+> & {
+  /** Adds one to passwordEpoch in the same write (the website leaves privacy 2). */
+  endPasswordCookies?: boolean;
+};
 
 export interface WebsiteListQuery {
   userId: number;

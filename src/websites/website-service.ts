@@ -101,6 +101,11 @@ export class WebsiteService {
     errors.throwIfAny();
     if (input.password) patch.passwordHash = await this.passwords.hash(input.password);
     if (clearsPassword) patch.passwordHash = null;
+    // Leaving privacy 2 ends every password cookie, for good: coming back to 2 with the
+    // stored password does not revive those issued before (page-access.ts).
+    if (current.privacy === 2 && patch.privacy !== undefined && patch.privacy !== 2) {
+      patch.endPasswordCookies = true;
+    }
     if (Object.keys(patch).length === 0) return current;
     const updated = await this.websites.update(userId, id, patch, this.clock.now());
     if (!updated) throw new NotFoundError();

@@ -128,7 +128,7 @@ export class DuckDbEventStore implements EventStore {
   ) {}
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
       memory_limit: options.memoryLimit ?? "256MB",
       threads: String(options.threads ?? os.availableParallelism()),

@@ -22,6 +22,8 @@ export interface WebsitesTable {
   domain_unicode: string;
   privacy: number;
   password_hash: string | null;
+  /** Times the website left privacy 2: password cookies are signed over it (page-access.ts). */
+  password_epoch: Generated<number>;
   email: number;
   exclude_bots: number;
   exclude_params: string | null;

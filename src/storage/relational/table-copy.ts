@@ -49,6 +49,7 @@ const LAYOUT: { readonly [T in MetadataTable]: TableLayout<T> } = {
       domain_unicode: "text",
       privacy: "integer",
       password_hash: "text",
+      password_epoch: "integer",
       email: "integer",
       exclude_bots: "integer",
       exclude_params: "text",

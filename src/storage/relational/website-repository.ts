@@ -83,9 +83,10 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
       exclude_params: patch.excludeParams,
       exclude_ips: patch.excludeIps,
     };
+    const epoch = patch.endPasswordCookies ? { password_epoch: sql<number>`password_epoch + 1` } : {};
     const row = await this.db
       .updateTable("websites")
-      .set({ ...withoutUndefined(changes), updated_at: formatTimestamp(now) })
+      .set({ ...withoutUndefined(changes), ...epoch, updated_at: formatTimestamp(now) })
       .where("id", "=", id)
       .where("user_id", "=", userId)
       .returningAll()
@@ -135,6 +136,7 @@ function toWebsite(row: Selectable<WebsitesTable>): WebsiteRecord {
     domain: row.domain,
     privacy: Number(row.privacy) as Privacy,
     passwordHash: row.password_hash,
+    passwordEpoch: Number(row.password_epoch),
     email: Number(row.email) as Flag,
     excludeBots: Number(row.exclude_bots) as Flag,
     excludeParams: row.exclude_params,

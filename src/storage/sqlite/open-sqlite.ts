@@ -15,7 +15,7 @@ export const SQLITE_METADATA_FILE = "metadata.sqlite";
 
 /** The metadata store in this SQLite file (created, with its directory, if missing). */
 export function openSqliteMetadataFile(file: string): RelationalMetadataStore {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 }); // it holds secrets: its owner's only
   const database = new SqliteDatabase(file);
   database.pragma("journal_mode = WAL");
   database.pragma("busy_timeout = 5000");

@@ -100,4 +100,14 @@ export const postgresMigrations: Record<string, Migration> = {
       await backfillDomainUnicode(db);
     },
   },
+  // Counts the times a website left privacy 2, so a password cookie issued before ends even
+  // if the website returns to privacy 2 with the same password (and so the same hash).
+  "0007-websites-password-epoch": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("websites")
+        .addColumn("password_epoch", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,55 @@
+// Keeps the data directory private to the server's user: it holds the stats-page cookie
+// secret, API key hashes, password hashes and the daily visitor salts. Commands create it
+// 0700 and their files 0600 (main.ts sets the umask); `serve` also tightens a directory
+// and files an earlier version left readable by others, and says what it changed.
+
+import fs from "node:fs";
+import path from "node:path";
+
+export const PRIVATE_DIR_MODE = 0o700;
+/** What a process of this command creates files with: no access for group or others. */
+export const PRIVATE_UMASK = 0o077;
+
+/** Every file a server or command keeps in the data directory (stores, their journals, socket, address). */
+const DATA_FILES = [
+  "metadata.sqlite",
+  "metadata.sqlite-wal",
+  "metadata.sqlite-shm",
+  "metadata.sqlite-journal",
+  "events.duckdb",
+  "events.duckdb.wal",
+  "events.sock",
+  "server-url",
+];
+
+export interface Tightening {
+  /** `name 0644 -> 0600` for each path whose mode changed. */
+  changed: string[];
+  /** `name: reason` for each path whose mode could not be changed (e.g. owned by another user). */
+  failed: string[];
+}
+
+/** Removes group and other access from the data directory and its files; absent ones are skipped. */
+export function tightenDataDir(dataDir: string): Tightening {
+  const result: Tightening = { changed: [], failed: [] };
+  const entries = [dataDir, ...DATA_FILES.map((name) => path.join(dataDir, name))];
+  for (const entry of entries) {
+    const stat = fs.statSync(entry, { throwIfNoEntry: false });
+    if (!stat) continue;
+    const mode = stat.mode & 0o7777;
+    const tight = mode & ~PRIVATE_UMASK;
+    if (mode === tight) continue;
+    const name = entry === dataDir ? dataDir : path.basename(entry);
+    try {
+      fs.chmodSync(entry, tight);
+      result.changed.push(`${name} ${octal(mode)} -> ${octal(tight)}`);
+    } catch (error) {
+      result.failed.push(`${name}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  return result;
+}
+
+function octal(mode: number): string {
+  return mode.toString(8).padStart(4, "0");
+}
