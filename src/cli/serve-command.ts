@@ -1,5 +1,7 @@
 // `analytics serve`: checks it can listen, migrates, listens, and on SIGTERM/SIGINT stops
-// accepting requests, lets the ones in flight finish and closes the stores before exiting.
+// accepting requests, lets the ones in flight finish (busy connections are closed, and cut
+// after the app's grace: app.ts), writes the buffered hits and closes the stores. A second
+// signal meanwhile ends the process at once (the handlers are `once`).
 
 import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
