@@ -172,7 +172,7 @@ describe("a full disk", () => {
         return (await pageviews()) === first.acknowledged;
       });
       assert.match(server.output(), /the event store is open again/);
-      assert.match(server.output(), /the event store takes writes again/);
+      assert.match(server.output(), /buffered hits are written again/);
 
       // 3. Full again, and a shutdown before there is room: what it could not store is told.
       disk.fill(0);

@@ -33,7 +33,7 @@ export class OutageLog {
       this.notice(
         "error",
         { err: error, kept },
-        `the event store cannot take writes: hits are kept in memory (up to ${this.backlog}) and written once it can; beyond that they are dropped as unavailable`,
+        `buffered hits cannot be written: they are kept in memory (up to ${this.backlog}) and written once they can be; beyond that, hits are dropped as unavailable`,
       );
       return;
     }
@@ -42,7 +42,7 @@ export class OutageLog {
     this.notice(
       "warn",
       { err: error, kept, dropped: this.refused, sinceMs: now - this.since },
-      "the event store still cannot take writes",
+      "buffered hits still cannot be written",
     );
   }
 
@@ -57,7 +57,7 @@ export class OutageLog {
     this.notice(
       "info",
       { dropped: this.refused, downMs: this.now() - this.since },
-      "the event store takes writes again; the hits kept meanwhile are stored",
+      "buffered hits are written again; those kept meanwhile are stored",
     );
     this.since = null;
     this.refused = 0;
