@@ -57,8 +57,9 @@ export interface Container {
 
 /**
  * How long a shutdown keeps retrying to store buffered hits while the event store fails
- * (the embedded one is reopened meanwhile): long enough for a few attempts, short enough
- * to end before a supervisor's usual kill timeout (10 s for Docker).
+ * (the embedded one keeps being opened again meanwhile: its pauses are at most 5 s).
+ * With the 5 s the app may take to close its connections (app.ts), such a stop takes about
+ * 10 s at most: within the 10 to 30 s supervisors usually wait before SIGKILL.
  */
 export const SHUTDOWN_RETRY_MS = 5_000;
 

@@ -26,7 +26,10 @@ export interface WriteBufferOptions<T> {
   maxEvents?: number;
   intervalMs?: number;
   onError?: (error: unknown) => void;
-  /** Items waiting beyond which add() makes its caller wait for a write to end. */
+  /**
+   * Items kept without waiting; beyond them add() makes its caller wait for a write to end,
+   * or refuses the item while writes fail.
+   */
   maxBacklog?: number;
   /** Told when callers start waiting (once per episode, with the items not stored yet). */
   onBackPressure?: (size: number) => void;
