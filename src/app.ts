@@ -110,7 +110,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await Promise.all([container.metadata.ping(), container.events.ping()]);
+      await container.checkHealth();
       return { status: "ok" };
     } catch (error) {
       app.log.error({ err: error }, "health check failed");

@@ -10,6 +10,7 @@ import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { EventImporter } from "./ingest/event-importer.js";
 import { ImportThreads } from "./ingest/import-threads.js";
+import { type Notice, OutageLog } from "./ingest/outage-log.js";
 import { IngestPipeline, type ScreenedHit } from "./ingest/pipeline.js";
 import { VisitorHasher } from "./ingest/visitor-hasher.js";
 import { WebsiteDirectory } from "./ingest/website-directory.js";
@@ -20,7 +21,7 @@ import { createReportSender } from "./reports/report-sender.js";
 import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
 import { StatsService } from "./stats/stats-service.js";
-import { openEventStore, openMetadataStore } from "./storage/open-storage.js";
+import { openMetadataStore, openServerEventStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
 import { PasswordHasher } from "./websites/password-hasher.js";
 import { WebsiteService } from "./websites/website-service.js";
@@ -44,33 +45,58 @@ export interface Container {
   readonly pageAccess: PageAccess;
   /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
   readonly reports: ReportScheduler | null;
-  /** Flushes buffered events, then closes the stores. */
+  /** Resolves when every store answers and buffered hits can be written (GET /healthz). */
+  checkHealth(): Promise<void>;
+  /**
+   * Flushes buffered events (retrying for a while if the event store fails: see
+   * SHUTDOWN_RETRY_MS), then closes the stores. Rejects with an UnstoredError counting the
+   * acknowledged hits it could not store.
+   */
   close(): Promise<void>;
 }
 
+/**
+ * How long a shutdown keeps retrying to store buffered hits while the event store fails
+ * (the embedded one keeps being opened again meanwhile: its pauses are at most 5 s).
+ * With the 5 s the app may take to close its connections (app.ts), such a stop takes about
+ * 10 s at most: within the 10 to 30 s supervisors usually wait before SIGKILL.
+ */
+export const SHUTDOWN_RETRY_MS = 5_000;
+
 export interface ContainerOptions {
   clock?: Clock;
-  /** Where background failures (a buffer flush) are reported. */
-  onBackgroundError?: (error: unknown) => void;
   /** Told when hits start waiting for the store (the write buffer is full: back-pressure). */
   onBackPressure?: (buffered: number) => void;
+  /**
+   * Where background work tells what went wrong (an event-store outage, rate-limited: see
+   * ingest/outage-log.ts) and what came right again; standard error by default.
+   */
+  onNotice?: Notice;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const clock = options.clock ?? systemClock;
-  const onError = options.onBackgroundError ?? ((error: unknown) => console.error(error));
+  const notice: Notice =
+    options.onNotice ?? ((level, _details, message) => level !== "info" && console.error(message));
+  let outages: OutageLog | null = null; // once the buffer exists: it knows its backlog
   const metadata = openMetadataStore(config);
-  let events: EventStore | null = null;
+  let eventStore: EventStore;
   try {
     await metadata.migrate();
-    events = await openEventStore(config, clock);
-    await events.migrate();
+    eventStore = await openServerEventStore(config, clock, {
+      onFailure: (error, attempts, nextAttemptMs) => outages?.storeFailed(error, attempts, nextAttemptMs),
+      onReopened: (attempts) => outages?.storeReopened(attempts),
+      onUpkeepError: (error) =>
+        notice(
+          "warn",
+          { err: error },
+          "the event store's upkeep after a write failed; the next write retries it",
+        ),
+    });
   } catch (error) {
-    await events?.close();
     await metadata.close();
     throw error;
   }
-  const eventStore = events;
   const geoFiles = config.geoipDb ? { ipv4: config.geoipDb, ipv6: config.geoipDb } : bundledGeoDatabases();
   const geo = new MmdbGeoLookup(geoFiles);
   const directory = new WebsiteDirectory(metadata.websites, clock);
@@ -80,12 +106,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
     files: geoFiles,
     databases: () => geo.databases(),
   });
-  const buffer = new WriteBuffer<ScreenedHit>(eventStore, {
-    onError,
+  const buffer: WriteBuffer<ScreenedHit> = new WriteBuffer<ScreenedHit>(eventStore, {
+    onError: (error) => outages?.writeFailed(error, buffer.size),
+    onRefused: () => outages?.dropped(),
+    onRecovered: () => outages?.recovered(),
     intervalMs: config.flushIntervalMs,
     prepare: (hits) => pipeline.enrich(hits),
     ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
+  outages = new OutageLog(notice, buffer.maxBacklog);
   const passwords = new PasswordHasher();
   const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
@@ -130,10 +159,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
       clock,
     }),
     reports,
+    async checkHealth() {
+      await Promise.all([metadata.ping(), eventStore.ping()]);
+      // The store may answer reads while its writes fail (a commit that finds the disk full).
+      if (buffer.failing !== null) throw buffer.failing;
+    },
     async close() {
       try {
         await reports?.close();
-        await buffer.close();
+        await buffer.close(SHUTDOWN_RETRY_MS);
       } finally {
         await importThreads.close();
         await eventStore.close();

@@ -61,6 +61,18 @@ export class StoreBusyError extends AppError {
   }
 }
 
+/**
+ * A store cannot do what was asked for now (its disk is full, or it failed and is being
+ * opened again): nothing of the call was stored. Answered as 503; the caller may retry.
+ */
+export class StoreUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("unavailable", message);
+    this.name = "StoreUnavailableError";
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 /** Collects field errors while validating several fields, so every invalid field is reported. */
 export class FieldErrorCollector {
   readonly fields: FieldErrors = {};

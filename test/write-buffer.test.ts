@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { WriteBuffer } from "../src/ingest/write-buffer.js";
+import { UnstoredError, WriteBuffer } from "../src/ingest/write-buffer.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import { tempDir } from "./support/test-app.js";
@@ -202,12 +202,12 @@ describe("write buffer", () => {
       onBackPressure: (size) => told.push(size),
     });
     const waits = Array.from({ length: 20 }, (_, i) => buffer.add(sample(10, i)));
-    assert.deepEqual(new Set(waits), new Set([undefined]), "no wait up to the backlog");
+    assert.deepEqual(new Set(waits), new Set([true]), "kept without waiting up to the backlog");
     assert.deepEqual(told, []);
     const paused = buffer.add(sample(10, 20));
     assert.ok(paused instanceof Promise, "the 21st item waits");
     assert.ok(buffer.add(sample(10, 21)) instanceof Promise, "and so does the 22nd");
-    assert.deepEqual(told, [21], "told once, when the waiting began");
+    assert.deepEqual(told, [20], "told once, when the waiting began, with the items not stored yet");
     let storedWhenResumed = -1;
     void paused.then(() => {
       storedWhenResumed = stored;
@@ -281,6 +281,83 @@ describe("write buffer", () => {
     assert.equal(await store.countEvents(11), 0);
     assert.equal(await store.countEvents(12), 1);
     await buffer.close();
+  });
+
+  it("keeps at most its backlog while writes fail, refuses the rest, and takes items again once a write succeeds", async () => {
+    const flaky = new FlakyStore(store, 1_000);
+    let refused = 0;
+    let recovered = 0;
+    const buffer = new WriteBuffer(flaky, {
+      maxEvents: 10,
+      maxBacklog: 20,
+      intervalMs: 60_000,
+      onRefused: () => refused++,
+      onRecovered: () => recovered++,
+    });
+    for (let i = 0; i < 5; i++) assert.equal(buffer.add(sample(15, i)), true);
+    await assert.rejects(buffer.flush(), /disk unavailable/);
+    assert.ok(buffer.failing instanceof Error, "the buffer knows writes fail");
+    // Kept while there is room (a write is asked for at 10 and fails: they stay).
+    for (let i = 5; i < 20; i++) assert.equal(buffer.add(sample(15, i)), true, `item ${i} is kept`);
+    await buffer.flush().catch(() => undefined);
+    assert.equal(buffer.size, 20);
+    assert.equal(buffer.add(sample(15, 20)), false, "refused at once: no room and writes fail");
+    assert.equal(buffer.add(sample(15, 21)), false);
+    assert.equal(buffer.size, 20, "the buffer stays at its backlog");
+    assert.equal(refused, 2);
+    flaky.failures = 0;
+    await buffer.flush();
+    assert.equal(buffer.failing, null);
+    assert.equal(recovered, 1, "told once that writes succeed again");
+    assert.equal(await store.countEvents(15), 20, "every kept item is stored, no refused one");
+    assert.equal(buffer.add(sample(15, 22)), true, "items are kept again");
+    await buffer.close();
+    assert.equal(await store.countEvents(15), 21);
+  });
+
+  it("refuses a waiting caller's item when the write it waited for fails and there is still no room", async () => {
+    const { gate, open } = heldGate();
+    const flaky = new FlakyStore(store, 1);
+    const insert = flaky.insert.bind(flaky);
+    flaky.insert = async (events) => {
+      await gate;
+      return insert(events);
+    };
+    const buffer = new WriteBuffer(flaky, { maxEvents: 10, maxBacklog: 20, intervalMs: 60_000 });
+    for (let i = 0; i < 20; i++) buffer.add(sample(16, i)); // the tenth starts a write, held
+    const waiting = buffer.add(sample(16, 20));
+    assert.ok(waiting instanceof Promise, "the store was not known to fail: the caller waits");
+    open();
+    assert.equal(await waiting, false, "the write failed and the buffer is still full: refused");
+    assert.equal(buffer.size, 20);
+    await buffer.close();
+    assert.equal(await store.countEvents(16), 20, "the 20 kept items, not the refused one");
+  });
+
+  it("retries failed writes on close for the time it is given", async () => {
+    const flaky = new FlakyStore(store, 3);
+    const buffer = new WriteBuffer(flaky, { maxEvents: 100, intervalMs: 60_000 });
+    for (let i = 0; i < 5; i++) buffer.add(sample(17, i));
+    await buffer.close(10_000);
+    assert.equal(flaky.failures, 0, "three failed writes, then one that succeeded");
+    assert.equal(await store.countEvents(17), 5);
+  });
+
+  it("says on close how many kept items it could not store in time", async () => {
+    const flaky = new FlakyStore(store, 1_000);
+    const buffer = new WriteBuffer(flaky, { maxEvents: 100, intervalMs: 60_000 });
+    for (let i = 0; i < 5; i++) buffer.add(sample(18, i));
+    const started = Date.now();
+    const error = await buffer.close(300).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof UnstoredError, `an UnstoredError, not ${String(error)}`);
+    assert.equal(error.count, 5);
+    assert.match(error.message, /^5 acknowledged hits could not be stored: disk unavailable$/);
+    // Bounds the retrying, not the machine's speed: 300 ms asked for, far less than 10 s.
+    assert.ok(Date.now() - started < 10_000, "close gave up once its time was over");
+    assert.ok(1_000 - flaky.failures > 1, "it retried meanwhile");
   });
 
   it("discards the buffered events of a deleted website only", async () => {

@@ -30,8 +30,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   let log: FastifyBaseLogger | null = null;
   let lastBackPressureLog = Number.NEGATIVE_INFINITY;
   const container = await createContainer(config, {
-    onBackgroundError: (error) =>
-      log ? log.error({ err: error }, "writing buffered hits failed; they are kept") : console.error(error),
+    onNotice: (level, details, message) => (log ? log[level](details, message) : console.error(message)),
     onBackPressure: (buffered) => {
       if (!log || Date.now() - lastBackPressureLog < BACK_PRESSURE_LOG_MS) return;
       lastBackPressureLog = Date.now();

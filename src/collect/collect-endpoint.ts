@@ -4,11 +4,13 @@
 // written), and say why a hit was dropped. The payload is checked here by hand, once, so
 // both paths read it alike. The answer comes without waiting whenever the hit's website is
 // cached, which is every hit but the first of a site every few seconds, unless the write
-// buffer is backed up (it then answers when a write ends: back-pressure).
+// buffer is backed up (it then answers when a write ends: back-pressure). While the event
+// store cannot take writes, a hit the full buffer refuses is dropped as `unavailable`: it
+// is never acknowledged as recorded.
 
 import type { Clock } from "../clock.js";
 import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
-import type { DropReason, HitEvent } from "../ingest/hit.js";
+import type { CollectDropReason, HitEvent } from "../ingest/hit.js";
 import type { IngestPipeline, ScreenedHit, Screening } from "../ingest/pipeline.js";
 import type { WriteBuffer } from "../ingest/write-buffer.js";
 
@@ -36,7 +38,7 @@ export class CollectEndpoint {
   ) {}
 
   /** Records the hit; gives why it was dropped, or null when it was kept (a promise only when it must wait). */
-  handle(body: unknown, context: HitContext): DropReason | null | Promise<DropReason | null> {
+  handle(body: unknown, context: HitContext): CollectDropReason | null | Promise<CollectDropReason | null> {
     const payload = readPayload(body);
     if (!payload) return "invalid";
     const now = this.clock.now();
@@ -55,10 +57,13 @@ export class CollectEndpoint {
     return screening instanceof Promise ? screening.then((s) => this.keep(s)) : this.keep(screening);
   }
 
-  /** Null once buffered; a promise of null when the buffer asks for a pause (back-pressure). */
-  private keep(screening: Screening): DropReason | null | Promise<null> {
+  /** Null once buffered; a promise when the buffer asks for a pause (back-pressure). */
+  private keep(screening: Screening): CollectDropReason | null | Promise<CollectDropReason | null> {
     if (!screening.kept) return screening.reason;
-    return this.buffer.add(screening.hit)?.then(() => null) ?? null;
+    const kept = this.buffer.add(screening.hit);
+    if (kept === true) return null;
+    if (kept === false) return "unavailable";
+    return kept.then((taken) => (taken ? null : "unavailable"));
   }
 }
 

@@ -9,7 +9,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { DROP_REASONS, type DropReason } from "../ingest/hit.js";
+import { COLLECT_DROP_REASONS, type CollectDropReason } from "../ingest/hit.js";
 import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
 import type { TrackerAsset } from "./tracker-asset.js";
 
@@ -98,7 +98,7 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
-        description: `Always answers 202 with an empty body. A dropped hit carries \`X-Analytics-Dropped\`: one of ${DROP_REASONS.join(", ")}.`,
+        description: `Always answers 202 with an empty body. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
         consumes: ["application/json", "text/plain"],
         body: EventPayload,
         response: { 202: Type.Null({ description: "Accepted (or dropped, see X-Analytics-Dropped)." }) },
@@ -116,7 +116,7 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   );
 }
 
-function accepted(reply: FastifyReply, dropped: DropReason | null) {
+function accepted(reply: FastifyReply, dropped: CollectDropReason | null) {
   if (dropped) reply.header(DROPPED_HEADER, dropped);
   return reply.code(202).send();
 }

@@ -3,6 +3,12 @@
 
 export const DROP_REASONS = ["unknown_website", "bot", "excluded_ip", "invalid", "rate_limited"] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
+/**
+ * Why POST /api/event did not record a hit: the pipeline's reasons, and `unavailable` when
+ * the event store cannot take writes and the hits kept meanwhile fill the write buffer.
+ */
+export const COLLECT_DROP_REASONS = [...DROP_REASONS, "unavailable"] as const;
+export type CollectDropReason = (typeof COLLECT_DROP_REASONS)[number];
 
 export interface HitEvent {
   name: string;

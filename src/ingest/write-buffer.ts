@@ -5,23 +5,51 @@
 // prepared events, so they are not prepared twice): nothing acknowledged is dropped while
 // the store recovers.
 //
-// Back-pressure: once more than `maxBacklog` items wait, add() returns a promise that
-// settles when the running (or next) write ends, and its caller answers only then. Under
-// more load than the store can take, hits are then taken at the pace they are stored
-// instead of piling up in memory; below it, nothing waits.
+// Back-pressure: once `maxBacklog` items wait, add() returns a promise that settles when
+// the running (or next) write ends, and its caller answers only then. Under more load than
+// the store can take, hits are then taken at the pace they are stored instead of piling up
+// in memory; below it, nothing waits.
+//
+// Outages: while writes fail (the store's disk is full, or it is being opened again), the
+// buffer still takes items up to `maxBacklog`, which are written once the store is back,
+// and refuses the rest (add() gives false), so memory stays bounded and callers never
+// acknowledge an item that is not kept. On close it retries for a bounded time; what it
+// still holds then is reported (UnstoredError), the only way kept items are lost.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { EventStore, StoredEvent } from "../storage/ports.js";
+
+/** Pause between writes retried by close() while the store fails. */
+const CLOSE_RETRY_MS = 250;
 
 export interface WriteBufferOptions<T> {
   maxEvents?: number;
   intervalMs?: number;
   onError?: (error: unknown) => void;
-  /** Items waiting beyond which add() makes its caller wait for a write to end. */
+  /**
+   * Items kept without waiting; beyond them add() makes its caller wait for a write to end,
+   * or refuses the item while writes fail.
+   */
   maxBacklog?: number;
   /** Told when callers start waiting (once per episode, with the items not stored yet). */
   onBackPressure?: (size: number) => void;
+  /** Told of each item refused while writes fail and the buffer is full. */
+  onRefused?: () => void;
+  /** Told when a write succeeds after failed ones. */
+  onRecovered?: () => void;
   /** Turns buffered items into events; items must be events when it is not given. */
   prepare?: (items: T[]) => Promise<StoredEvent[]>;
+}
+
+/** close() gave up: `count` kept items could not be written before its time ran out. */
+export class UnstoredError extends Error {
+  constructor(
+    readonly count: number,
+    cause: unknown,
+  ) {
+    super(`${count} acknowledged hits could not be stored: ${innermostMessage(cause)}`, { cause });
+    this.name = "UnstoredError";
+  }
 }
 
 export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
@@ -34,15 +62,20 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   private next: Promise<void> | null = null;
   /** Callers of add() waiting for the end of a write (back-pressure). */
   private waiting: (() => void)[] = [];
+  /** Why the last write failed, until one succeeds: the store cannot take writes. */
+  private failure: unknown = null;
   /** Items taken by the running write. */
   private writing = 0;
   /** Websites deleted while the running write prepared its items: their events are left out. */
   private discardedWhileWriting = new Set<number>();
   private readonly timer: NodeJS.Timeout;
   private readonly maxEvents: number;
-  private readonly maxBacklog: number;
+  /** Items kept at most without waiting (and at all while writes fail). */
+  readonly maxBacklog: number;
   private readonly onError: (error: unknown) => void;
   private readonly onBackPressure: (size: number) => void;
+  private readonly onRefused: () => void;
+  private readonly onRecovered: () => void;
   private readonly prepare: (items: T[]) => Promise<StoredEvent[]>;
   private closed = false;
 
@@ -65,6 +98,8 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     this.maxBacklog = Math.max(this.maxEvents, options.maxBacklog ?? 2 * this.maxEvents);
     this.onError = options.onError ?? (() => undefined);
     this.onBackPressure = options.onBackPressure ?? (() => undefined);
+    this.onRefused = options.onRefused ?? (() => undefined);
+    this.onRecovered = options.onRecovered ?? (() => undefined);
     this.prepare = options.prepare ?? ((items) => Promise.resolve(items as unknown as StoredEvent[]));
     this.timer = setInterval(() => void this.flush().catch(this.onError), options.intervalMs ?? 1_000);
     this.timer.unref();
@@ -75,15 +110,44 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     return this.pending.length + this.prepared.length + this.writing;
   }
 
-  /** Buffers an item; returns a promise when the caller should wait before taking more (see the header). */
-  add(item: T): Promise<void> | undefined {
+  /** Why the last write failed, while no write has succeeded since (null when writes succeed). */
+  get failing(): unknown {
+    return this.failure;
+  }
+
+  /**
+   * Buffers an item: true when it is kept, false when it is refused (writes fail and the
+   * buffer is full), or a promise of either when the caller must wait (see the header).
+   */
+  add(item: T): boolean | Promise<boolean> {
     if (this.closed) throw new Error("write buffer is closed");
+    if (this.size < this.maxBacklog) {
+      this.keep(item);
+      return true;
+    }
+    if (this.failure !== null) return this.refuse();
+    if (this.waiting.length === 0) this.onBackPressure(this.size);
+    // Taken (or refused) when the write ends, so the buffer never holds more than its
+    // backlog while writes fail.
+    return new Promise((resolve) => this.waiting.push(() => resolve(this.admit(item))));
+  }
+
+  private keep(item: T): void {
     this.pending.push(item);
     // Once a write is queued it takes this item too; asking again would only report its failure twice.
     if (this.pending.length >= this.maxEvents && !this.next) void this.flush().catch(this.onError);
-    if (this.size <= this.maxBacklog) return undefined;
-    if (this.waiting.length === 0) this.onBackPressure(this.size);
-    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A waiting caller's item, once a write has ended: kept unless writes fail and there is still no room. */
+  private admit(item: T): boolean {
+    if (this.closed || (this.failure !== null && this.size >= this.maxBacklog)) return this.refuse();
+    this.keep(item);
+    return true;
+  }
+
+  private refuse(): false {
+    this.onRefused();
+    return false;
   }
 
   /**
@@ -107,10 +171,20 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
   }
 
   private async writeAll(): Promise<void> {
-    if (this.size === 0) return;
+    if (this.size === 0) {
+      this.failure = null; // nothing left to write (a deleted website's items were all that failed)
+      return;
+    }
     this.flushing = this.write();
     try {
       await this.flushing;
+      if (this.failure !== null) {
+        this.failure = null;
+        this.onRecovered();
+      }
+    } catch (error) {
+      this.failure = error;
+      throw error;
     } finally {
       this.flushing = null;
       const waiting = this.waiting;
@@ -130,11 +204,24 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
     this.prepared = this.prepared.filter((event) => event.websiteId !== websiteId);
   }
 
-  /** Stops the timer and writes everything still buffered. */
-  async close(): Promise<void> {
+  /**
+   * Stops the timer and writes everything still buffered, retrying failed writes for up to
+   * `retryForMs`; then rejects with an UnstoredError counting the items it still holds.
+   */
+  async close(retryForMs = 0): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.flush();
+    const deadline = Date.now() + retryForMs;
+    for (;;) {
+      try {
+        await this.flush();
+        return;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new UnstoredError(this.size, error);
+        await sleep(Math.min(CLOSE_RETRY_MS, left));
+      }
+    }
   }
 
   private async write(): Promise<void> {
@@ -166,4 +253,12 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
       this.discardedWhileWriting = new Set();
     }
   }
+}
+
+/** The deepest cause's first line: what actually went wrong (a full disk), not how it was passed on. */
+function innermostMessage(error: unknown): string {
+  let inner = error;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return message.split("\n", 1)[0] ?? message;
 }

@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Clock } from "../clock.js";
+import { AppError } from "../errors.js";
 import type { StatsService } from "../stats/stats-service.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
@@ -78,6 +79,14 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
     if (!reply.hasHeader("cache-control")) reply.header("cache-control", "private, no-store");
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A store that cannot answer for now (the event store being opened again): 503, not 500.
+    if (error instanceof AppError && error.code === "unavailable") {
+      return sendHtml(
+        reply.header("retry-after", "30"),
+        503,
+        messagePage(stylesheet, "The statistics are unavailable for a moment. Please try again shortly."),
+      );
+    }
     const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, "request failed");
     const message = status === 500 ? "Something went wrong on our side." : "The request was not understood.";

@@ -10,6 +10,7 @@ import { storeSocketPath } from "./duckdb/store-socket.js";
 import { configuredMetadataLocation, type MetadataLocation } from "./metadata-location.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
+import { ReopeningEventStore } from "./reopening-event-store.js";
 import { openSqliteMetadataFile } from "./sqlite/open-sqlite.js";
 
 /** PostgreSQL when ANALYTICS_DATABASE_URL is set, else SQLite in the data directory. */
@@ -35,7 +36,11 @@ export function describeMetadataStore(config: Config): string {
  * a single-writer file: while a server holds it, another process cannot open it (the error
  * says so).
  */
-export async function openEventStore(config: Config, clock?: Clock): Promise<EventStore> {
+export async function openEventStore(
+  config: Config,
+  clock?: Clock,
+  onUpkeepError?: (error: unknown) => void,
+): Promise<EventStore> {
   if (config.clickhouseCluster !== null && config.clickhouseUrl === null) {
     throw new ConfigError("ANALYTICS_CLICKHOUSE_CLUSTER is set but ANALYTICS_CLICKHOUSE_URL is not.");
   }
@@ -48,7 +53,7 @@ export async function openEventStore(config: Config, clock?: Clock): Promise<Eve
     return new ClickHouseEventStore({ urls: config.clickhouseUrl, cluster: config.clickhouseCluster });
   }
   try {
-    return await DuckDbEventStore.open(config.dataDir, clock ? { clock } : {});
+    return await DuckDbEventStore.open(config.dataDir, { clock, onUpkeepError });
   } catch (error) {
     if (/lock/i.test((error as Error).message)) {
       throw new StoreBusyError(
@@ -58,6 +63,54 @@ export async function openEventStore(config: Config, clock?: Clock): Promise<Eve
     }
     throw error;
   }
+}
+
+export interface ServerEventStoreHooks {
+  /** The embedded store failed (attempts 0), or opening it again failed. */
+  onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
+  onReopened?: (attempts: number) => void;
+  /** Upkeep after a committed insert failed (it is retried by the next one). */
+  onUpkeepError?: (error: unknown) => void;
+}
+
+/**
+ * The event store a server runs on, migrated: the embedded one is opened again from its
+ * files whenever DuckDB fails for good (a checkpoint that finds the disk full invalidates
+ * the database), so the server recovers by itself once there is room again. Each attempt
+ * opens the file (DuckDB replays its log), migrates and checkpoints: the checkpoint needs
+ * room for everything logged since the last one, which is what failed.
+ */
+export async function openServerEventStore(
+  config: Config,
+  clock: Clock,
+  hooks: ServerEventStoreHooks = {},
+): Promise<EventStore> {
+  const store = await openEventStore(config, clock, hooks.onUpkeepError);
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  if (config.clickhouseUrl !== null) return store;
+  return new ReopeningEventStore(store, {
+    open: async () => {
+      const fresh = await DuckDbEventStore.open(config.dataDir, {
+        clock,
+        onUpkeepError: hooks.onUpkeepError,
+      });
+      try {
+        await fresh.migrate();
+        await fresh.checkpoint();
+      } catch (error) {
+        await fresh.close().catch(() => undefined);
+        throw error;
+      }
+      return fresh;
+    },
+    onFailure: (error, { attempts, nextAttemptMs }) => hooks.onFailure?.(error, attempts, nextAttemptMs),
+    onReopened: (attempts) => hooks.onReopened?.(attempts),
+  });
 }
 
 /**

@@ -219,6 +219,18 @@ export class DuplicateError extends Error {
   }
 }
 
+/**
+ * The engine failed for good: this instance of the store can no longer be used and must be
+ * opened again from its files (DuckDB after a fatal error, e.g. a checkpoint that found the
+ * disk full). The call that reports it stored nothing.
+ */
+export class EventStoreFailedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "EventStoreFailedError";
+  }
+}
+
 export type EventKind = "pageview" | "event";
 
 /** Every kind, in the order the stores number them (0 pageview, 1 event). */

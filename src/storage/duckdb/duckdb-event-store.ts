@@ -46,6 +46,7 @@ import {
   mondayOf,
 } from "./batch-aggregates.js";
 import { appendColumns, CHUNK_ROWS, type Column, int64Column } from "./column-appender.js";
+import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
@@ -95,6 +96,11 @@ export interface DuckDbOptions {
   clock?: Clock;
   /** Merge tuning (tests use small values to exercise every path). */
   compactAfterRows?: number;
+  /**
+   * Told when the upkeep after a committed insert (merging the deltas, pruning visitor ids)
+   * fails: the insert stands, and the next one tries the upkeep again.
+   */
+  onUpkeepError?: (error: unknown) => void;
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -120,11 +126,13 @@ export class DuckDbEventStore implements EventStore {
   private texts: StringNumbers[] | null = null;
 
   private constructor(
+    private readonly file: string,
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
     private readonly compactAfterRows: number,
+    private readonly onUpkeepError: (error: unknown) => void,
   ) {}
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
@@ -138,19 +146,34 @@ export class DuckDbEventStore implements EventStore {
       // same joins got values swapped between columns. Fixed on DuckDB's 1.6 line.
       disabled_optimizers: "common_subplan",
     };
-    const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"), settings);
-    const store = new DuckDbEventStore(
-      instance,
-      await instance.connect(),
-      await instance.connect(),
-      options.clock ?? systemClock,
-      options.compactAfterRows ?? COMPACT_AFTER_ROWS,
-    );
-    await store.loadCompactionState();
-    return store;
+    const file = path.join(dataDir, "events.duckdb");
+    let instance: DuckDBInstance | null = null;
+    try {
+      instance = await DuckDBInstance.create(file, settings);
+      const store = new DuckDbEventStore(
+        file,
+        instance,
+        await instance.connect(),
+        await instance.connect(),
+        options.clock ?? systemClock,
+        options.compactAfterRows ?? COMPACT_AFTER_ROWS,
+        options.onUpkeepError ?? (() => undefined),
+      );
+      await store.loadCompactionState();
+      return store;
+    } catch (error) {
+      instance?.closeSync();
+      throw fileFailure(error, file, "opening");
+    }
   }
 
-  async migrate(): Promise<void> {
+  migrate(): Promise<void> {
+    return this.migrateSchema().catch((error: unknown) => {
+      throw fileFailure(error, this.file, "migrating");
+    });
+  }
+
+  private async migrateSchema(): Promise<void> {
     await this.serialised(async () => {
       await this.writer.run(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)",
@@ -173,110 +196,123 @@ export class DuckDbEventStore implements EventStore {
 
   insert(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    return this.serialised(async () => {
-      const keys = new Map<string, { websiteId: number; dayNumber: number }>();
-      for (const event of events) {
-        const dayNumber = dayNumberOf(event);
-        keys.set(`${event.websiteId}:${dayNumber}`, { websiteId: event.websiteId, dayNumber });
-      }
-      for (const [key, { websiteId, dayNumber }] of keys) {
-        if (!this.days.has(key)) this.days.set(key, await this.loadDay(websiteId, dayNumber));
-      }
-      if (!this.geoCodes) {
-        const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
-        this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
-      }
-      const knownCodes = this.geoCodes;
-      this.places ??= await this.loadNumbers("places", "geo");
-      this.statValues ??= await this.loadNumbers("stat_values", "value");
-      this.texts ??= await this.loadTexts();
-      const { places, statValues, texts } = this;
-      const placeNumbers = numberPlaces(events, places);
-      const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
-        this.day(`${websiteId}:${dayNumber}`),
-      );
-      for (let index = 0; index < events.length; index++) {
-        // Folding runs on the event loop: a yield as often as the appender's, for the same reason.
-        if (index > 0 && index % CHUNK_ROWS === 0) await setImmediatePromise();
-        folder.add(events[index] as StoredEvent, index);
-      }
-      const folded = folder.result();
-      const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
-      const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, texts);
-      const newPlaces = places.takeAdded();
-      const newValues = statValues.takeAdded();
-      const newTexts = texts.map((numbers) => numbers.takeAdded());
-      const today = Math.floor(this.clock.now().getTime() / DAY_MS);
-      const added: string[] = [];
-      try {
-        await this.inTransaction(async () => {
-          await appendColumns(await this.writer.createAppender("events"), EVENT_TYPES, rows);
-          for (const [table, numbered] of [
-            ["places", newPlaces],
-            ["stat_values", newValues],
-          ] as const) {
-            if (numbered.length === 0) continue;
-            await appendColumns(await this.writer.createAppender(table), NUMBERED_TYPES, [
-              Uint32Array.from(numbered, ([, id]) => id),
-              numbered.map(([text]) => text),
-            ]);
-          }
-          const newTextRows = newTexts.flatMap((added, field) =>
-            added.map(([text, id]) => ({ field, id, text })),
-          );
-          if (newTextRows.length > 0) {
-            await appendColumns(await this.writer.createAppender("text_values"), TEXT_VALUE_TYPES, [
-              Uint8Array.from(newTextRows, (row) => row.field),
-              Uint32Array.from(newTextRows, (row) => row.id),
-              newTextRows.map((row) => row.text),
-            ]);
-          }
-          for (const [code, names] of newGeoNames(events, knownCodes)) {
-            await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
-              code,
-              names.country,
-              names.continent,
-            ]);
-            added.push(code);
-          }
-          // Every day's, as its salt may be used again (by the next request of an import).
-          const ids = folded.newIds;
-          if (ids.length > 0) {
-            await appendColumns(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
-              Int32Array.from(ids, (id) => id.websiteId),
-              Int32Array.from(ids, (id) => dayNumberFromString(id.day)),
-              BigUint64Array.from(ids, (id) => id.hash),
-              Uint32Array.from(ids, (id) => id.number),
-              new Int32Array(ids.length).fill(today),
-            ]);
-          }
-          const { deltas } = folded;
-          await appendColumns(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
-            Int32Array.from(deltas, (delta) => delta.websiteId),
-            Uint8Array.from(deltas, (delta) => delta.statId),
-            Int32Array.from(deltas, (delta) => dayNumberFromString(delta.day)),
-            valueIds,
-            int64Column(deltas.length, (row) => (deltas[row] as Delta).count),
-          ]);
-        });
-      } catch (error) {
-        for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
-        places.forget(newPlaces);
-        statValues.forget(newValues);
-        texts.forEach((numbers, field) => {
-          numbers.forget(newTexts[field] ?? []);
-        });
-        throw error;
-      }
-      for (const code of added) knownCodes.add(code);
-      for (const key of keys.keys()) this.touch(key);
-      this.uncompactedRows += folded.deltas.length;
-      if (this.uncompactedRows >= this.compactAfterRows) await this.compact();
-      await this.pruneVisitorIds(today);
-    });
+    return this.translated(this.serialised(() => this.insertBatch(events)));
   }
 
-  async queryStat(query: StatsQuery): Promise<StatsPage> {
+  private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
+    const keys = new Map<string, { websiteId: number; dayNumber: number }>();
+    for (const event of events) {
+      const dayNumber = dayNumberOf(event);
+      keys.set(`${event.websiteId}:${dayNumber}`, { websiteId: event.websiteId, dayNumber });
+    }
+    for (const [key, { websiteId, dayNumber }] of keys) {
+      if (!this.days.has(key)) this.days.set(key, await this.loadDay(websiteId, dayNumber));
+    }
+    if (!this.geoCodes) {
+      const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
+      this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
+    }
+    const knownCodes = this.geoCodes;
+    this.places ??= await this.loadNumbers("places", "geo");
+    this.statValues ??= await this.loadNumbers("stat_values", "value");
+    this.texts ??= await this.loadTexts();
+    const { places, statValues, texts } = this;
+    const placeNumbers = numberPlaces(events, places);
+    const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
+      this.day(`${websiteId}:${dayNumber}`),
+    );
+    for (let index = 0; index < events.length; index++) {
+      // Folding runs on the event loop: a yield as often as the appender's, for the same reason.
+      if (index > 0 && index % CHUNK_ROWS === 0) await setImmediatePromise();
+      folder.add(events[index] as StoredEvent, index);
+    }
+    const folded = folder.result();
+    const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
+    const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, texts);
+    const newPlaces = places.takeAdded();
+    const newValues = statValues.takeAdded();
+    const newTexts = texts.map((numbers) => numbers.takeAdded());
+    const today = Math.floor(this.clock.now().getTime() / DAY_MS);
+    const added: string[] = [];
+    try {
+      await this.inTransaction(async () => {
+        await appendColumns(await this.writer.createAppender("events"), EVENT_TYPES, rows);
+        for (const [table, numbered] of [
+          ["places", newPlaces],
+          ["stat_values", newValues],
+        ] as const) {
+          if (numbered.length === 0) continue;
+          await appendColumns(await this.writer.createAppender(table), NUMBERED_TYPES, [
+            Uint32Array.from(numbered, ([, id]) => id),
+            numbered.map(([text]) => text),
+          ]);
+        }
+        const newTextRows = newTexts.flatMap((added, field) =>
+          added.map(([text, id]) => ({ field, id, text })),
+        );
+        if (newTextRows.length > 0) {
+          await appendColumns(await this.writer.createAppender("text_values"), TEXT_VALUE_TYPES, [
+            Uint8Array.from(newTextRows, (row) => row.field),
+            Uint32Array.from(newTextRows, (row) => row.id),
+            newTextRows.map((row) => row.text),
+          ]);
+        }
+        for (const [code, names] of newGeoNames(events, knownCodes)) {
+          await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
+            code,
+            names.country,
+            names.continent,
+          ]);
+          added.push(code);
+        }
+        // Every day's, as its salt may be used again (by the next request of an import).
+        const ids = folded.newIds;
+        if (ids.length > 0) {
+          await appendColumns(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
+            Int32Array.from(ids, (id) => id.websiteId),
+            Int32Array.from(ids, (id) => dayNumberFromString(id.day)),
+            BigUint64Array.from(ids, (id) => id.hash),
+            Uint32Array.from(ids, (id) => id.number),
+            new Int32Array(ids.length).fill(today),
+          ]);
+        }
+        const { deltas } = folded;
+        await appendColumns(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
+          Int32Array.from(deltas, (delta) => delta.websiteId),
+          Uint8Array.from(deltas, (delta) => delta.statId),
+          Int32Array.from(deltas, (delta) => dayNumberFromString(delta.day)),
+          valueIds,
+          int64Column(deltas.length, (row) => (deltas[row] as Delta).count),
+        ]);
+      });
+    } catch (error) {
+      for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
+      places.forget(newPlaces);
+      statValues.forget(newValues);
+      texts.forEach((numbers, field) => {
+        numbers.forget(newTexts[field] ?? []);
+      });
+      throw error;
+    }
+    for (const code of added) knownCodes.add(code);
+    for (const key of keys.keys()) this.touch(key);
+    this.uncompactedRows += folded.deltas.length;
+    // The batch is committed: a failure from here on must not fail the insert, or the
+    // caller would write the batch again. Upkeep is retried by the next insert; a fatal
+    // error (a checkpoint that found the disk full) fails the next call on this store.
+    try {
+      if (this.uncompactedRows >= this.compactAfterRows) await this.compact();
+      await this.pruneVisitorIds(today);
+    } catch (error) {
+      this.onUpkeepError(translateDuckDbError(error, this.file));
+    }
+  }
+
+  queryStat(query: StatsQuery): Promise<StatsPage> {
+    return this.translated(this.readStat(query));
+  }
+
+  private async readStat(query: StatsQuery): Promise<StatsPage> {
     const { page, total } = statQuerySql(query, this.weeksRolledBefore);
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
@@ -288,38 +324,46 @@ export class DuckDbEventStore implements EventStore {
   }
 
   rebuildAggregates(websiteId?: number): Promise<void> {
-    return this.serialised(() =>
-      this.inTransaction(async () => {
-        const where = websiteId === undefined ? "" : " WHERE website_id = $1";
-        const params = websiteId === undefined ? [] : [websiteId];
-        // Weeks already rolled up are rolled up again from the rebuilt days.
-        const weeksBefore = this.weeksRolledBefore;
-        for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
-        const [rebuild, ...numberAndInsert] = rebuildSql(websiteId !== undefined);
-        await this.writer.run(rebuild as string, params);
-        for (const statement of numberAndInsert) await this.writer.run(statement);
-        this.statValues = null; // values new to the rebuild were numbered in SQL: read them again
-        await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
-          ROLLED_NOTHING,
-          weeksBefore,
-          ...params,
-        ]);
-      }),
+    return this.translated(
+      this.serialised(() =>
+        this.inTransaction(async () => {
+          const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+          const params = websiteId === undefined ? [] : [websiteId];
+          // Weeks already rolled up are rolled up again from the rebuilt days.
+          const weeksBefore = this.weeksRolledBefore;
+          for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
+          const [rebuild, ...numberAndInsert] = rebuildSql(websiteId !== undefined);
+          await this.writer.run(rebuild as string, params);
+          for (const statement of numberAndInsert) await this.writer.run(statement);
+          this.statValues = null; // values new to the rebuild were numbered in SQL: read them again
+          await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
+            ROLLED_NOTHING,
+            weeksBefore,
+            ...params,
+          ]);
+        }),
+      ),
     );
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
-    return this.serialised(async () => {
-      await this.inTransaction(async () => {
-        for (const table of ["events", ...AGGREGATE_TABLES, "visitor_ids"]) {
-          await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
-        }
-      });
-      for (const key of [...this.days.keys()]) if (key.startsWith(`${websiteId}:`)) this.forgetDay(key);
-    });
+    return this.translated(
+      this.serialised(async () => {
+        await this.inTransaction(async () => {
+          for (const table of ["events", ...AGGREGATE_TABLES, "visitor_ids"]) {
+            await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
+          }
+        });
+        for (const key of [...this.days.keys()]) if (key.startsWith(`${websiteId}:`)) this.forgetDay(key);
+      }),
+    );
   }
 
-  async countEvents(websiteId?: number): Promise<number> {
+  countEvents(websiteId?: number): Promise<number> {
+    return this.translated(this.count(websiteId));
+  }
+
+  private async count(websiteId?: number): Promise<number> {
     const result =
       websiteId === undefined
         ? await this.reader.runAndReadAll("SELECT count(*) AS n FROM events")
@@ -330,7 +374,11 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
+  listEvents(websiteId: number): Promise<StoredEvent[]> {
+    return this.translated(this.readEvents(websiteId));
+  }
+
+  private async readEvents(websiteId: number): Promise<StoredEvent[]> {
     const result = await this.reader.runAndReadAll(
       `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
       [websiteId],
@@ -345,20 +393,31 @@ export class DuckDbEventStore implements EventStore {
    */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const { sql, params } = exportQuery(options);
-    // A connection of its own: a running server's queries on the reader would end the stream.
-    const connection = await this.instance.connect();
+    let connection: DuckDBConnection | null = null;
     try {
+      // A connection of its own: a running server's queries on the reader would end the stream.
+      connection = await this.instance.connect();
       const result = await connection.stream(sql, params);
       for await (const rows of result.yieldRowObjects()) {
         if (rows.length > 0) yield rows.map(toStoredEvent);
       }
+    } catch (error) {
+      throw translateDuckDbError(error, this.file);
     } finally {
-      connection.closeSync();
+      connection?.closeSync();
     }
   }
 
   async ping(): Promise<void> {
-    await this.reader.run("SELECT 1");
+    await this.translated(this.reader.run("SELECT 1"));
+  }
+
+  /**
+   * Writes everything in the log into the file. After a fatal error this is what failed
+   * (the checkpoint needs room for the log's content), so opening again checks with it.
+   */
+  async checkpoint(): Promise<void> {
+    await this.translated(this.serialised(() => this.writer.run("CHECKPOINT")));
   }
 
   /**
@@ -519,6 +578,13 @@ export class DuckDbEventStore implements EventStore {
       [dayString(today - 1), dayString(today - 2)],
     );
     this.prunedOn = today;
+  }
+
+  /** The call's DuckDB errors as the port's (duckdb-errors.ts). */
+  private translated<T>(work: Promise<T>): Promise<T> {
+    return work.catch((error: unknown) => {
+      throw translateDuckDbError(error, this.file);
+    });
   }
 
   /** Runs write work one batch at a time on the writer connection. */

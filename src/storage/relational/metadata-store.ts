@@ -18,7 +18,10 @@ import { RelationalWebsiteRepository } from "./website-repository.js";
 export interface DialectParts {
   migrations: Record<string, Migration>;
   uniqueViolation: UniqueViolationDetector;
-  /** For a server-backed engine: a message when the error says the server cannot be used. */
+  /**
+   * A message when the error says the store cannot be used at all: a server that cannot be
+   * reached, a file on a full disk. Migrating then fails with that message alone.
+   */
   unreachable?: (error: unknown) => string | null;
   /**
    * For an engine with schemas: the schema the tables live in (the first on the search

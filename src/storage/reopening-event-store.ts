@@ -1,0 +1,178 @@
+// Keeps an event store usable through a fatal engine error (DuckDB invalidates its database
+// when a checkpoint finds the disk full): the failed instance is closed once its calls are
+// over and a fresh one is opened from the files (DuckDB replays its log, and the fresh
+// store rebuilds its memory from the file), after a pause that doubles up to a ceiling,
+// until one opens and passes the check it is given. Meanwhile every call fails at once with
+// StoreUnavailableError (503); callers keep what they could not write.
+
+import { setTimeout as sleep } from "node:timers/promises";
+import { StoreUnavailableError } from "../errors.js";
+import type { StatsPage, StatsQuery } from "../stats/stats-query.js";
+import { type EventStore, EventStoreFailedError, type ExportOptions, type StoredEvent } from "./ports.js";
+
+/** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
+const UNAVAILABLE = "The event store is unavailable for now; try again later.";
+
+export interface ReopeningOptions {
+  /** Opens a fresh instance, migrated and checked (it must write what the failed one could not). */
+  open: () => Promise<EventStore>;
+  /** Told when the store fails and when an attempt to open it again fails. */
+  onFailure?: (error: unknown, state: { attempts: number; nextAttemptMs: number }) => void;
+  /** Told when the store is open again, after `attempts` attempts. */
+  onReopened?: (attempts: number) => void;
+  /** The pause before the first attempt; each failed attempt doubles it, up to `maxDelayMs`. */
+  firstDelayMs?: number;
+  /** The longest pause between attempts: how long the store may stay down once the disk has room again. */
+  maxDelayMs?: number;
+}
+
+export class ReopeningEventStore implements EventStore {
+  private current: EventStore | null;
+  /** Calls running on each instance: a failed one is closed when its last call is over. */
+  private readonly running = new Map<EventStore, number>();
+  private drained: (() => void) | null = null;
+  /** Why the store is down, while it is. */
+  private failure: unknown = null;
+  private reopening: Promise<void> | null = null;
+  private readonly stop = new AbortController();
+  private readonly firstDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(
+    store: EventStore,
+    private readonly options: ReopeningOptions,
+  ) {
+    this.current = store;
+    this.firstDelayMs = options.firstDelayMs ?? 250;
+    this.maxDelayMs = Math.max(this.firstDelayMs, options.maxDelayMs ?? 5_000);
+  }
+
+  /** Whether the store is open (false while it is being opened again). */
+  get available(): boolean {
+    return this.current !== null;
+  }
+
+  migrate(): Promise<void> {
+    return this.call((store) => store.migrate());
+  }
+
+  insert(events: readonly StoredEvent[]): Promise<void> {
+    return this.call((store) => store.insert(events));
+  }
+
+  queryStat(query: StatsQuery): Promise<StatsPage> {
+    return this.call((store) => store.queryStat(query));
+  }
+
+  rebuildAggregates(websiteId?: number): Promise<void> {
+    return this.call((store) => store.rebuildAggregates(websiteId));
+  }
+
+  deleteWebsite(websiteId: number): Promise<void> {
+    return this.call((store) => store.deleteWebsite(websiteId));
+  }
+
+  countEvents(websiteId?: number): Promise<number> {
+    return this.call((store) => store.countEvents(websiteId));
+  }
+
+  listEvents(websiteId: number): Promise<StoredEvent[]> {
+    return this.call((store) => store.listEvents(websiteId));
+  }
+
+  async *exportEvents(options?: ExportOptions): AsyncIterable<StoredEvent[]> {
+    const store = this.use();
+    try {
+      yield* store.exportEvents(options);
+    } catch (error) {
+      throw this.failed(store, error);
+    } finally {
+      this.release(store);
+    }
+  }
+
+  ping(): Promise<void> {
+    return this.call((store) => store.ping());
+  }
+
+  /** Stops opening again and closes the open instance (after its calls). */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.reopening;
+    const store = this.current;
+    this.current = null;
+    this.failure = new Error("The event store is closed.");
+    await store?.close();
+  }
+
+  private async call<T>(work: (store: EventStore) => Promise<T>): Promise<T> {
+    const store = this.use();
+    try {
+      return await work(store);
+    } catch (error) {
+      throw this.failed(store, error);
+    } finally {
+      this.release(store);
+    }
+  }
+
+  /** The open instance, counted as running a call; throws while there is none. */
+  private use(): EventStore {
+    const store = this.current;
+    if (!store) throw new StoreUnavailableError(UNAVAILABLE, { cause: this.failure });
+    this.running.set(store, (this.running.get(store) ?? 0) + 1);
+    return store;
+  }
+
+  private release(store: EventStore): void {
+    const left = (this.running.get(store) ?? 1) - 1;
+    if (left > 0) this.running.set(store, left);
+    else {
+      this.running.delete(store);
+      if (store !== this.current) this.drained?.();
+    }
+  }
+
+  /** The error to give the caller; a fatal one takes the instance down and starts opening it again. */
+  private failed(store: EventStore, error: unknown): unknown {
+    if (!(error instanceof EventStoreFailedError)) return error;
+    if (store === this.current) {
+      this.current = null;
+      this.failure = error;
+      this.reopening = this.reopen(store);
+    }
+    return new StoreUnavailableError(UNAVAILABLE, { cause: error });
+  }
+
+  private async reopen(failed: EventStore): Promise<void> {
+    let delay = this.firstDelayMs;
+    this.options.onFailure?.(this.failure, { attempts: 0, nextAttemptMs: delay });
+    // The failed instance goes first: two instances must never have the same files open.
+    while (this.running.has(failed)) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.drained = null;
+    await failed.close().catch(() => undefined);
+    for (let attempts = 1; ; attempts++) {
+      try {
+        await sleep(delay, undefined, { signal: this.stop.signal });
+      } catch {
+        return; // closed meanwhile
+      }
+      try {
+        const store = await this.options.open();
+        if (this.stop.signal.aborted) {
+          await store.close();
+          return;
+        }
+        this.current = store;
+        this.failure = null;
+        this.reopening = null;
+        this.options.onReopened?.(attempts);
+        return;
+      } catch (error) {
+        this.failure = error;
+        delay = Math.min(delay * 2, this.maxDelayMs);
+        this.options.onFailure?.(error, { attempts, nextAttemptMs: delay });
+      }
+    }
+  }
+}
