@@ -4,8 +4,9 @@
 // we trust, never the left-most, which the client writes itself.
 
 import type { IncomingMessage } from "node:http";
-import { BlockList, isIP, isIPv4 } from "node:net";
+import { isIP, isIPv4 } from "node:net";
 import type { TrustProxy } from "./config.js";
+import { ipBlockList } from "./ip-block-list.js";
 
 type TrustFunction = (address: string, hop: number) => boolean;
 
@@ -21,7 +22,7 @@ export class ClientAddressRule {
       const { hops } = trust;
       this.trusts = (_address, hop) => hop < hops;
     } else if (trust.kind === "addresses") {
-      const list = blockList(trust.addresses);
+      const list = ipBlockList(trust.addresses);
       this.trusts = (address) => {
         const ip = unmapped(address);
         const family = isIP(ip);
@@ -77,15 +78,4 @@ export class ClientAddressRule {
 /** IPv4 peers of a dual-stack socket show as `::ffff:1.2.3.4`; proxies are listed as IPv4. */
 function unmapped(address: string): string {
   return address.startsWith("::ffff:") && isIPv4(address.slice(7)) ? address.slice(7) : address;
-}
-
-function blockList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = "", prefix] = entry.split("/");
-    const family = isIPv4(address) ? "ipv4" : "ipv6";
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
 }

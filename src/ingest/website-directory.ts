@@ -3,8 +3,9 @@
 // flood of hits for unknown hosts costs no database queries; changes made through this
 // server are applied at once (invalidate), changes made elsewhere within the TTL.
 
-import { BlockList, isIPv4 } from "node:net";
+import type { BlockList } from "node:net";
 import type { Clock } from "../clock.js";
+import { ipBlockList } from "../ip-block-list.js";
 import type { WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 
 export interface TrackedWebsite {
@@ -56,19 +57,8 @@ export function trackedWebsite(record: WebsiteRecord): TrackedWebsite {
     id: record.id,
     domain: record.domain,
     excludeBots: record.excludeBots === 1,
-    excludedIps: record.excludeIps ? blockList(record.excludeIps.split("\n")) : null,
+    excludedIps: record.excludeIps ? ipBlockList(record.excludeIps.split("\n")) : null,
     excludedParams: params.length > 0 ? new Set(params.filter((p) => p !== "&")) : null,
     stripQuery: params.includes("&"),
   };
-}
-
-function blockList(entries: string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = "", prefix] = entry.split("/");
-    const family = isIPv4(address) ? "ipv4" : "ipv6";
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
 }
