@@ -77,7 +77,7 @@ describe("users API", () => {
       form: { email: "not an email", admin: "2" },
     });
     assert.equal(bad.statusCode, 422);
-    assert.deepEqual(Object.keys(bad.json().message).sort(), ["admin"], bad.body);
+    assert.deepEqual(Object.keys(bad.json().message).sort(), ["admin", "email"], bad.body);
     const badEmail = await t.call(adminKey, {
       method: "POST",
       url: "/api/v1/users",

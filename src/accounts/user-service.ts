@@ -6,8 +6,7 @@ import type { Clock } from "../clock.js";
 import { AppError, ForbiddenError, ValidationError } from "../errors.js";
 import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
 import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { emailRule } from "./email-rule.js";
 
 export interface NewUserInput {
   email: string;
@@ -76,8 +75,7 @@ function requireAdmin(actor: UserRecord): void {
 }
 
 function normaliseEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (!EMAIL_PATTERN.test(email))
-    throw ValidationError.single("email", "The email must be a valid email address.");
-  return email;
+  const result = emailRule(raw);
+  if (!result.ok) throw new ValidationError({ email: result.errors });
+  return result.value as string;
 }

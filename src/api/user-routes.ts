@@ -32,7 +32,7 @@ const User = Type.Object(
 );
 
 const CreateUserBody = Type.Object({
-  email: Type.String({ description: "The user's email address (lowercased); unique." }),
+  email: Type.String({ "x-rule": "email", description: "The user's email address (lowercased); unique." }),
   name: Type.Optional(Type.String({ maxLength: 255 })),
   admin: Type.Optional(
     integerEnum([0, 1] as const, { default: 0, description: "1 makes an administrator." }),

@@ -86,41 +86,32 @@ export class VisitorHasher implements VisitorIds {
    * server, gets the same salt for a day while the import goes on.
    */
   async saltsFor(instants: Iterable<number>): Promise<DaySalts> {
-    const now = this.clock.now();
     const days = new Set<number>();
     for (const instant of instants) if (Number.isFinite(instant)) days.add(Math.floor(instant / DAY_MS));
-    const wanted = [...days].map((dayNumber) => ({
-      day: utcDay(new Date(dayNumber * DAY_MS)),
-      candidate: newSalt(),
-      keepUntil: keptUntil(dayNumber, now, true),
-    }));
-    const stored = wanted.length > 0 ? await this.salts.getOrCreate(wanted, now) : new Map<string, Salt>();
-    await this.salts.deleteExpired(now);
-    return wanted.map(({ day }): [string, Salt] => {
-      const salt = stored.get(day);
-      if (salt === undefined) throw new Error(`no salt was stored for ${day}`);
-      return [day, salt];
-    });
+    return this.stored([...days], () => true);
   }
 
   private saltFor(dayNumber: number): Promise<Salt> | Salt {
     return this.loaded.get(dayNumber) ?? this.storedSalt(dayNumber);
   }
 
+  /**
+   * A day's salt from the store. Only today's and yesterday's stay in memory (what live hits
+   * use); an older day's is read each time, as it may have been deleted and made anew
+   * meanwhile, and reading it counts as an import's use.
+   */
   private storedSalt(dayNumber: number): Promise<Salt> {
+    const yesterday = dayNumberOf(this.clock.now()) - 1;
+    const load = async () =>
+      ((await this.stored([dayNumber], (day) => day < yesterday))[0] as [string, Salt])[1];
+    if (dayNumber < yesterday) return load();
     let salt = this.kept.get(dayNumber);
     if (!salt) {
-      salt = this.loadSalt(dayNumber);
+      salt = load();
       this.kept.set(dayNumber, salt);
-      const yesterday = dayNumberOf(this.clock.now()) - 1;
-      // Only today's and yesterday's salts stay in memory (what live hits use); an older
-      // day's is read again each time (an import of the public endpoint's tests, a clock
-      // set back), as it may have been deleted and made anew meanwhile.
-      const remember = dayNumber >= yesterday;
       salt.then(
         (loaded) => {
-          if (remember && this.kept.has(dayNumber)) this.loaded.set(dayNumber, loaded);
-          if (!remember) this.kept.delete(dayNumber);
+          if (this.kept.has(dayNumber)) this.loaded.set(dayNumber, loaded);
         },
         () => this.kept.delete(dayNumber), // retry on the next hit
       );
@@ -134,16 +125,25 @@ export class VisitorHasher implements VisitorIds {
     return salt;
   }
 
-  /** A day's salt (a day before yesterday counts as an import's use); expired salts are deleted. */
-  private async loadSalt(dayNumber: number): Promise<Salt> {
+  /**
+   * The salts of `dayNumbers`, loaded or created (kept as keptUntil says, `importing(day)`
+   * telling which uses are an import's), in that order; expired salts are deleted.
+   */
+  private async stored(dayNumbers: number[], importing: (dayNumber: number) => boolean): Promise<DaySalts> {
+    if (dayNumbers.length === 0) return [];
     const now = this.clock.now();
-    const day = utcDay(new Date(dayNumber * DAY_MS));
-    const keepUntil = keptUntil(dayNumber, now, dayNumber < dayNumberOf(now) - 1);
-    const stored = await this.salts.getOrCreate([{ day, candidate: newSalt(), keepUntil }], now);
+    const wanted = dayNumbers.map((dayNumber) => ({
+      day: utcDay(new Date(dayNumber * DAY_MS)),
+      candidate: newSalt(),
+      keepUntil: keptUntil(dayNumber, now, importing(dayNumber)),
+    }));
+    const stored = await this.salts.getOrCreate(wanted, now);
     await this.salts.deleteExpired(now);
-    const salt = stored.get(day);
-    if (salt === undefined) throw new Error(`no salt was stored for ${day}`);
-    return salt;
+    return wanted.map(({ day }): [string, Salt] => {
+      const salt = stored.get(day);
+      if (salt === undefined) throw new Error(`no salt was stored for ${day}`);
+      return [day, salt];
+    });
   }
 }
 
