@@ -111,7 +111,7 @@ describe("embedded store aggregates", () => {
           // Days written by earlier rounds are folded now and then; later rounds write into
           // folded days again, which opens them until the next fold.
           if (next() < 0.5) {
-            clock.advance(61_000);
+            clock.advance(11_000);
             await store.upkeep();
           }
           if (round === 2 || round === 5) {
@@ -120,7 +120,7 @@ describe("embedded store aggregates", () => {
           }
         }
         // Late writes into the first days only, after a fold: those days open, the rest folded.
-        clock.advance(61_000);
+        clock.advance(11_000);
         await store.upkeep();
         const late = randomEventsOf(next, 50, start, 4);
         await store.insert(late);
@@ -131,7 +131,7 @@ describe("embedded store aggregates", () => {
         const mixed = await foldedDays(dir);
         store = await DuckDbEventStore.open(dir, options);
         assert.deepEqual(mixedAnswers[0], await summedFromDays(store, 1, WINDOWS));
-        clock.advance(61_000);
+        clock.advance(11_000);
         await store.upkeep();
         const folded = [await answers(store, 1, WINDOWS), await answers(store, 2, WINDOWS)];
         await store.close();
@@ -156,7 +156,7 @@ describe("embedded store aggregates", () => {
     });
   }
 
-  it("folds a day once it ended and went unwritten for a minute, and again after a late write", async () => {
+  it("folds a day once it ended and went unwritten for ten seconds, and again after a late write", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
     const base = randomEventsOf(random(5), 1, 0)[0] as StoredEvent;
@@ -185,7 +185,7 @@ describe("embedded store aggregates", () => {
       await store.insert([hit("2026-07-09T10:00:00Z"), hit("2026-07-10T10:00:00Z")]);
       await store.upkeep();
       assert.deepEqual(await state(), { folded: 0, open: 2 }, "written a moment ago");
-      clock.advance(61_000);
+      clock.advance(11_000);
       await store.upkeep();
       assert.deepEqual(await state(), { folded: 1, open: 1 }, "yesterday folded, today not");
       assert.deepEqual(await pageviews(), [
@@ -198,7 +198,7 @@ describe("embedded store aggregates", () => {
         { value: "2026-07-09", count: 3 },
         { value: "2026-07-10", count: 1 },
       ]);
-      clock.advance(61_000);
+      clock.advance(11_000);
       await store.upkeep();
       assert.deepEqual(await state(), { folded: 1, open: 1 });
       assert.deepEqual(await pageviews(), [

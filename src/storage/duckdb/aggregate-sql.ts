@@ -11,32 +11,36 @@ import type { StatsQuery } from "../../stats/stats-query.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
 const ROW_FILTERS: Record<RowFilter, string> = {
-  pageviews: "kind = 0",
-  visits: "kind = 0 AND is_visit",
-  events: "kind = 1",
+  pageviews: "e.kind = 0",
+  visits: "e.kind = 0 AND e.is_visit",
+  events: "e.kind = 1",
 };
-
-function dimensionSql(dimension: Dimension): string {
-  if (dimension === "day") return "strftime(ts, '%Y-%m-%d')";
-  if (dimension === "hour") return "strftime(ts, '%H')";
-  return dimension; // a column of `events_geo`, named by the catalog only
-}
 
 /**
  * One statistic's counts per website, day and value over the events `where` selects: columns
- * website_id, stat, day, value, field, number, count. A dimension the events hold as a
- * number (NUMBERED_TEXT) is grouped by that number, read from `events` alone (`value` NULL,
- * named through text_values by namedSql); the others (days, hours, places) are grouped by
- * their string, read from `events_geo` (`field` and `number` NULL).
+ * website_id, stat, day, value, field, number, count. The events are grouped by what they
+ * store, and only the groups are formatted: a dimension held as a number (NUMBERED_TEXT) by
+ * that number (`value` NULL, named through text_values by namedSql), a place's city,
+ * country or continent through place_names (one row per place, so no string work per
+ * event), the hour by its number, the day by the group's day.
  */
 function statCountsSql(stat: StatDefinition, where: string): string {
-  const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT visitor)";
-  const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
-  const [value, number, source] =
-    field >= 0 ? ["NULL", stat.dimension, "events"] : [dimensionSql(stat.dimension), "NULL", "events_geo"];
-  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, CAST(ts AS DATE) AS day, CAST(${value} AS VARCHAR) AS value,
-      CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${number} AS UINTEGER) AS number, ${count} AS count
-    FROM ${source} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL`;
+  const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
+  const dimension: Dimension = stat.dimension;
+  const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension);
+  let key = `e.${dimension}`; // a column of `events`, named by the catalog only
+  let value = "NULL";
+  let join = "";
+  if (dimension === "day") [key, value] = ["NULL", "strftime(day, '%Y-%m-%d')"];
+  else if (dimension === "hour") [key, value] = ["hour(e.ts)", "lpad(CAST(k AS VARCHAR), 2, '0')"];
+  else if (field < 0) {
+    [key, value] = [`coalesce(p.${dimension}, '')`, "k"];
+    join = " LEFT JOIN place_names p ON p.id = e.place";
+  }
+  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, day, CAST(${value} AS VARCHAR) AS value,
+      CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
+    FROM (SELECT e.website_id, CAST(e.ts AS DATE) AS day, ${key} AS k, ${count} AS count
+      FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)`;
 }
 
 /** statCountsSql rows (`counts`) with every value as text. */
@@ -54,9 +58,9 @@ export type FoldScope = "all" | "website" | "days";
 
 const SCOPE_WHERE: Record<FoldScope, string> = {
   all: "true",
-  website: "website_id = CAST($1 AS INTEGER)",
-  days: `ts >= CAST($1 AS TIMESTAMP) AND ts < CAST($2 AS TIMESTAMP)
-    AND (website_id, CAST(ts AS DATE)) IN (SELECT website_id, day FROM fold_days)`,
+  website: "e.website_id = CAST($1 AS INTEGER)",
+  days: `e.ts >= CAST($1 AS TIMESTAMP) AND e.ts < CAST($2 AS TIMESTAMP)
+    AND (e.website_id, CAST(e.ts AS DATE)) IN (SELECT website_id, day FROM fold_days)`,
 };
 
 /**
@@ -112,7 +116,7 @@ export function statQuerySql(
     const live = namedSql(
       statCountsSql(
         query.stat,
-        `website_id = CAST($1 AS INTEGER) AND ts >= ${first} AND ts < ${afterLast} AND CAST(ts AS DATE) IN (${open.join(", ")})`,
+        `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${first} AND e.ts < ${afterLast} AND CAST(e.ts AS DATE) IN (${open.join(", ")})`,
       ),
     );
     counted = `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (

@@ -52,12 +52,13 @@ const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days"];
 const DAY_MS = 86_400_000;
 /**
  * How long a day that ended must go unwritten before it is folded: an import writes a day
- * in requests seconds apart, and folding it before the last would count it again for each.
- * Until it is folded, a day is counted from its raw events, which is exact, only slower.
+ * in requests milliseconds to seconds apart, and folding it between two of them would fold
+ * it again after each. Until it is folded, a day is counted from its raw events, which is
+ * exact, only slower.
  */
-const SETTLE_MS = 60_000;
+const SETTLE_MS = 10_000;
 /** How often the store looks for days to fold (and, once a day, visitor ids to delete). */
-const UPKEEP_INTERVAL_MS = 15_000;
+const UPKEEP_INTERVAL_MS = 5_000;
 /** The log's size from which an insert checkpoints after committing: DuckDB's default threshold. */
 const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
 /**

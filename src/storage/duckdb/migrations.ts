@@ -35,7 +35,8 @@
 // - event_days (version 7): per website and day with events, how many visitor numbers the
 //   day has given (the next new visitor's number), when it was last written (which says when
 //   its visitor ids can go, and when it has settled), and whether daily_stats holds its fold;
-//   a write marks it not folded until the next fold.
+//   a write marks it not folded until the next fold. place_names (version 7): each place's
+//   city, country and continent, so statistics join a place's names per place, not per event.
 
 /** The events' text columns numbered by version 5, in table order; a field's number in text_values is its index. */
 const NUMBERED_TEXT_V5 = [
@@ -304,6 +305,12 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       DROP TABLE daily_stats_recent;
       DROP TABLE daily_stats_deltas;
       DROP TABLE weekly_stats;
-      ALTER TABLE daily_stats_folded RENAME TO daily_stats;`,
+      ALTER TABLE daily_stats_folded RENAME TO daily_stats;
+      CREATE VIEW place_names AS
+        SELECT p.id, CASE WHEN p.geo LIKE '%:' THEN '' ELSE p.geo END AS city,
+          coalesce(n.country, '') AS country, coalesce(n.continent, '') AS continent
+        FROM places p LEFT JOIN (
+          SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
+        ) n ON n.code = split_part(p.geo, ':', 1);`,
   },
 ];

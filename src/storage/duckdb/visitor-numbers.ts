@@ -21,8 +21,12 @@ export function dayString(dayNumber: number): string {
   return new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The temporary table a batch's distinct visitors are matched in (one per connection). */
-export const BATCH_VISITORS_SQL = `CREATE TEMP TABLE IF NOT EXISTS batch_visitors (
+/**
+ * The temporary table a batch's distinct visitors are matched in (one per connection), made
+ * anew for each batch: DELETE would leave the memory of every batch's rows in use (54 MB
+ * after 3 million events).
+ */
+export const BATCH_VISITORS_SQL = `CREATE OR REPLACE TEMP TABLE batch_visitors (
   website_id INTEGER NOT NULL, day DATE NOT NULL, hash UBIGINT NOT NULL, seq UINTEGER NOT NULL)`;
 
 /**
@@ -83,7 +87,6 @@ export async function numberVisitors(
     slots[index] = slot;
   });
   await connection.run(BATCH_VISITORS_SQL);
-  await connection.run("DELETE FROM batch_visitors");
   await appendColumns(
     await connection.createAppender("batch_visitors"),
     [INTEGER, DATE, UBIGINT, UINTEGER],
