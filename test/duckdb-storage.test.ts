@@ -3,15 +3,20 @@
 // version 3; version 5 numbers the `geo` strings of events stored before), their other
 // text into `text_values`, densely per field (version 5). Events stored before and after
 // must read the same everywhere: statistics (incremental and rebuilt), listed and exported
-// events.
+// events. A damaged file is reported as such, never as a file a server holds.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
+import { loadConfig } from "../src/config.js";
+import { StoreBusyError } from "../src/errors.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import { openEventStore } from "../src/storage/open-storage.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { runCli } from "./support/cli.js";
 import { schemaAtVersionSql, storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
 import { tempDir } from "./support/test-app.js";
@@ -194,5 +199,30 @@ describe("embedded store file", () => {
     );
     assert.deepEqual(written, [{ written: "2026-06-10" }]);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("says a damaged file is damaged, not in use by a running server", async () => {
+    const dir = tempDir("analytics-damaged-");
+    try {
+      const store = await DuckDbEventStore.open(dir);
+      await store.migrate();
+      await store.checkpoint();
+      await store.close();
+      // The first block after the file's headers no longer matches its checksum: DuckDB then
+      // says "... in block at location 12288", which holds "lock" but is no lock.
+      const fd = fs.openSync(path.join(dir, "events.duckdb"), "r+");
+      fs.writeSync(fd, Buffer.alloc(64, 0xab), 0, 64, 12_288 + 100);
+      fs.closeSync(fd);
+      await assert.rejects(
+        openEventStore(loadConfig({ ANALYTICS_DATA_DIR: dir })),
+        (error: Error) => !(error instanceof StoreBusyError) && /Corrupt database file/.test(error.message),
+      );
+      const migrated = runCli(["migrate", "--data-dir", dir]);
+      assert.equal(migrated.status, 1, "migrate fails");
+      assert.match(migrated.stderr, /Corrupt database file/);
+      assert.doesNotMatch(migrated.stdout, /in use by a running server/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

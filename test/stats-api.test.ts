@@ -1,13 +1,13 @@
-// GET /api/v1/stats/{id} (CONTRACT.md section 4) over the hand-computed fixture: every
-// statistic exactly, through the public endpoint and through the events API alike, and
-// again after rebuilding the aggregates from raw events; then paging, sorting, ties,
-// search and every validation error.
+// GET /api/v1/stats/{id} (CONTRACT.md section 4) over the hand-computed fixture: the hits
+// stored as the events the store contract counts, every statistic exactly through the
+// public endpoint and through the events API alike, the query's parameters reaching the
+// store, the paginator's shape, and every validation error. What each event store answers
+// (every engine, rebuilt, sorted, searched, paged) is event-store-contract.test.ts's.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { STAT_ALIASES, STATS } from "../src/stats/catalog.js";
-import { EVENT_STORES } from "./support/event-stores.js";
 import {
   asImport,
   EXPECTED,
@@ -15,7 +15,9 @@ import {
   FIXTURE_HITS,
   FIXTURE_RANGE,
   FIXTURE_SETTINGS,
+  fixtureEvents,
 } from "./support/stats-fixture.js";
+import { visitorPattern, withoutVisitor } from "./support/stored-events.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 type Rows = [string, number][];
@@ -45,217 +47,143 @@ async function createFixtureWebsite(t: TestApp, key: string): Promise<number> {
   return created.json().data.id;
 }
 
-for (const store of EVENT_STORES) {
-  describe(`statistics of the fixture (${store.name} event store)`, { skip: store.skip }, () => {
-    let viaImport: TestApp;
-    let viaTracker: TestApp;
-    let importKey: string;
-    let trackerKey: string;
-    let importId: number;
-    let trackerId: number;
+describe("statistics of the fixture through the API", () => {
+  let viaImport: TestApp;
+  let viaTracker: TestApp;
+  let importKey: string;
+  let trackerKey: string;
+  let importId: number;
+  let trackerId: number;
 
-    before(async () => {
-      viaImport = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), { store });
-      importKey = await viaImport.createUser();
-      importId = await createFixtureWebsite(viaImport, importKey);
-      const imported = await viaImport.call(importKey, {
+  before(async () => {
+    viaImport = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"));
+    importKey = await viaImport.createUser();
+    importId = await createFixtureWebsite(viaImport, importKey);
+    const imported = await viaImport.call(importKey, {
+      method: "POST",
+      url: "/api/v1/events",
+      json: { events: asImport(importId) },
+    });
+    assert.equal(imported.statusCode, 202);
+    assert.equal(imported.json().accepted, FIXTURE_HITS.length - 2);
+
+    // The same hits through the public endpoint, each at its own time from its own address.
+    const clock = new ManualClock(FIXTURE_HITS[0]?.ts ?? "");
+    viaTracker = await createTestApp({}, clock);
+    trackerKey = await viaTracker.createUser();
+    trackerId = await createFixtureWebsite(viaTracker, trackerKey);
+    for (const hit of FIXTURE_HITS) {
+      clock.set(hit.ts);
+      const response = await viaTracker.app.inject({
         method: "POST",
-        url: "/api/v1/events",
-        json: { events: asImport(importId) },
+        url: "/api/event",
+        remoteAddress: hit.ip,
+        headers: {
+          "user-agent": hit.userAgent,
+          "accept-language": hit.language,
+          "content-type": "text/plain",
+        },
+        payload: JSON.stringify({
+          page: hit.page,
+          referrer: hit.referrer,
+          screen_resolution: hit.resolution,
+          ...(hit.event ? { event: hit.event } : {}),
+        }),
       });
-      assert.equal(imported.statusCode, 202);
-      assert.equal(imported.json().accepted, FIXTURE_HITS.length - 2);
-
-      // The same hits through the public endpoint, each at its own time from its own address.
-      const clock = new ManualClock(FIXTURE_HITS[0]?.ts ?? "");
-      viaTracker = await createTestApp({}, clock, { store });
-      trackerKey = await viaTracker.createUser();
-      trackerId = await createFixtureWebsite(viaTracker, trackerKey);
-      for (const hit of FIXTURE_HITS) {
-        clock.set(hit.ts);
-        const response = await viaTracker.app.inject({
-          method: "POST",
-          url: "/api/event",
-          remoteAddress: hit.ip,
-          headers: {
-            "user-agent": hit.userAgent,
-            "accept-language": hit.language,
-            "content-type": "text/plain",
-          },
-          payload: JSON.stringify({
-            page: hit.page,
-            referrer: hit.referrer,
-            screen_resolution: hit.resolution,
-            ...(hit.event ? { event: hit.event } : {}),
-          }),
-        });
-        assert.equal(response.statusCode, 202);
-        // Flush per hit: batches of one exercise the incremental unique-visitor counting hardest.
-        await viaTracker.container.buffer.flush();
-      }
-    });
-    after(async () => {
-      await viaImport.close();
-      await viaTracker.close();
-    });
-
-    it("answers every statistic exactly as computed by hand (events API)", async () => {
-      assert.deepEqual(await allStats(viaImport, importKey, importId), EXPECTED);
-    });
-
-    it("gives the same numbers through the public endpoint", async () => {
-      assert.deepEqual(await allStats(viaTracker, trackerKey, trackerId), EXPECTED);
-    });
-
-    it("gives identical answers after rebuilding the aggregates from raw events", async () => {
-      await viaTracker.container.events.rebuildAggregates(trackerId);
-      assert.deepEqual(await allStats(viaTracker, trackerKey, trackerId), EXPECTED);
-      await viaImport.container.events.rebuildAggregates();
-      assert.deepEqual(await allStats(viaImport, importKey, importId), EXPECTED);
-    });
-
-    it("accepts the _hour aliases", async () => {
-      for (const [alias, name] of Object.entries(STAT_ALIASES)) {
-        assert.deepEqual(
-          await statRows(viaImport, importKey, importId, `name=${alias}&${range}`),
-          await statRows(viaImport, importKey, importId, `name=${name}&${range}`),
-        );
-      }
-    });
-
-    it("counts only the days in the range, inclusive", async () => {
-      const day2 = "from=2026-04-02&to=2026-04-02";
-      assert.deepEqual(await statRows(viaImport, importKey, importId, `name=pageviews&${day2}`), [
-        ["2026-04-02", 2],
-      ]);
-      assert.deepEqual(await statRows(viaImport, importKey, importId, `name=browser&${day2}`), [
-        ["Chrome", 1],
-        ["Firefox", 1],
-      ]);
-      assert.deepEqual(
-        await statRows(viaImport, importKey, importId, "name=page&from=2026-05-01&to=2026-05-31"),
-        [],
-      );
-    });
-
-    it("sorts by count or value either way, ties by value ascending", async () => {
-      const q = (sort: string) => statRows(viaImport, importKey, importId, `name=browser&${range}&${sort}`);
-      assert.deepEqual(await q("sort=asc"), [
-        ["Firefox", 1],
-        ["Chrome", 2],
-        ["Safari", 2],
-      ]);
-      assert.deepEqual(await q("sort_by=value&sort=asc"), [
-        ["Chrome", 2],
-        ["Firefox", 1],
-        ["Safari", 2],
-      ]);
-      assert.deepEqual(await q("sort_by=value&sort=desc"), [
-        ["Safari", 2],
-        ["Firefox", 1],
-        ["Chrome", 2],
-      ]);
-      assert.deepEqual(
-        await statRows(viaImport, importKey, importId, `name=pageviews&${range}&sort_by=value&sort=asc`),
-        [
-          ["2026-04-01", 4],
-          ["2026-04-02", 2],
-          ["2026-04-03", 1],
-        ],
-      );
-    });
-
-    it("searches values case-insensitively and literally, by value or url", async () => {
-      const q = (query: string) => statRows(viaImport, importKey, importId, `${range}&${query}`);
-      assert.deepEqual(await q("name=referrer&search=GOOGLE"), [["google.com", 2]]);
-      assert.deepEqual(await q("name=referrer&search=google&search_by=url"), [["google.com", 2]]);
-      assert.deepEqual(await q("name=referrer&search=google&search_by=value"), [["google.com", 2]]);
-      assert.deepEqual(await q("name=page&search=_"), [["/?utm_campaign=spring", 2]], "_ is literal");
-      assert.deepEqual(await q(`name=page&search=${encodeURIComponent("%")}`), [], "% is literal");
-      assert.deepEqual(await q("name=pageviews&search=04-02"), [["2026-04-02", 2]]);
-    });
-
-    it("pages with the flat paginator shape and integer counts", async () => {
-      const response = await viaImport.call(importKey, {
-        url: `/api/v1/stats/${importId}?name=os&${range}&per_page=10&page=1`,
-      });
-      const body = response.json();
-      const base = `http://localhost:80/api/v1/stats/${importId}`;
-      assert.deepEqual(Object.keys(body), [
-        "current_page",
-        "data",
-        "first_page_url",
-        "from",
-        "last_page",
-        "last_page_url",
-        "next_page_url",
-        "path",
-        "per_page",
-        "prev_page_url",
-        "to",
-        "total",
-        "status",
-      ]);
-      assert.equal(body.first_page_url, `${base}?name=os&${range}&per_page=10&page=1`);
-      assert.equal(body.last_page_url, body.first_page_url);
-      assert.equal(body.path, base);
-      assert.deepEqual([body.from, body.to, body.total, body.last_page], [1, 3, 3, 1]);
-      assert.deepEqual([body.next_page_url, body.prev_page_url], [null, null]);
-      assert.ok(body.data.every((row: { count: unknown }) => Number.isInteger(row.count)));
-      assert.match(response.body, /"count":2[,}]/, "counts are JSON integers, not strings");
-      const past = (
-        await viaImport.call(importKey, { url: `/api/v1/stats/${importId}?name=os&${range}&page=3` })
-      ).json();
-      assert.deepEqual(
-        [past.data, past.from, past.to, past.total, past.current_page],
-        [[], null, null, 3, 3],
-      );
-      assert.equal(past.prev_page_url, `${base}?name=os&${range}&page=2`);
-    });
+      assert.equal(response.statusCode, 202);
+      // Flush per hit: batches of one exercise the incremental unique-visitor counting hardest.
+      await viaTracker.container.buffer.flush();
+    }
+  });
+  after(async () => {
+    await viaImport.close();
+    await viaTracker.close();
   });
 
-  describe(`statistics paging over many values (${store.name} event store)`, { skip: store.skip }, () => {
-    it("walks every page in a stable order", async () => {
-      const t = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"), { store });
-      try {
-        const key = await t.createUser();
-        const id = await createFixtureWebsite(t, key);
-        // 25 pages, viewed 1..5 times each, so counts tie in groups of five.
-        const events = [];
-        for (let page = 0; page < 25; page++) {
-          for (let view = 0; view <= page % 5; view++) {
-            events.push({
-              website_id: id,
-              ts: "2026-04-01T12:00:00Z",
-              page: `https://${FIXTURE_DOMAIN}/p/${page}`,
-              user_agent: FIXTURE_HITS[0]?.userAgent,
-            });
-          }
-        }
-        const imported = await t.call(key, { method: "POST", url: "/api/v1/events", json: { events } });
-        assert.equal(imported.json().accepted, events.length);
-        const seen: Rows = [];
-        let url: string | null = `/api/v1/stats/${id}?name=page&${range}`;
-        for (let pages = 0; url && pages < 5; pages++) {
-          const body: { data: { value: string; count: number }[]; next_page_url: string | null } = (
-            await t.call(key, { url })
-          ).json();
-          seen.push(...body.data.map((row) => [row.value, row.count] as [string, number]));
-          url = body.next_page_url
-            ? new URL(body.next_page_url).pathname + new URL(body.next_page_url).search
-            : null;
-        }
-        assert.equal(seen.length, 25);
-        const expected = [...Array(25).keys()]
-          .map((page) => [`/p/${page}`, (page % 5) + 1] as [string, number])
-          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-        assert.deepEqual(seen, expected);
-      } finally {
-        await t.close();
-      }
-    });
+  it("stores the hits as the events the store contract counts (fixtureEvents)", async () => {
+    for (const [t, id] of [
+      [viaImport, importId],
+      [viaTracker, trackerId],
+    ] as const) {
+      const stored = await t.container.events.listEvents(id);
+      assert.deepEqual(stored.map(withoutVisitor), fixtureEvents(id).map(withoutVisitor));
+      assert.deepEqual(visitorPattern(stored), visitorPattern(fixtureEvents(id)), "one visitor each a day");
+    }
   });
-}
+
+  it("answers every statistic exactly as computed by hand (events API)", async () => {
+    assert.deepEqual(await allStats(viaImport, importKey, importId), EXPECTED);
+  });
+
+  it("gives the same numbers through the public endpoint", async () => {
+    assert.deepEqual(await allStats(viaTracker, trackerKey, trackerId), EXPECTED);
+  });
+
+  it("accepts the _hour aliases", async () => {
+    for (const [alias, name] of Object.entries(STAT_ALIASES)) {
+      assert.deepEqual(
+        await statRows(viaImport, importKey, importId, `name=${alias}&${range}`),
+        await statRows(viaImport, importKey, importId, `name=${name}&${range}`),
+      );
+    }
+  });
+
+  it("passes the range, sort and a lowercased search to the store, by value or url", async () => {
+    const q = (query: string) => statRows(viaImport, importKey, importId, query);
+    assert.deepEqual(await q("name=browser&from=2026-04-02&to=2026-04-02"), [
+      ["Chrome", 1],
+      ["Firefox", 1],
+    ]);
+    assert.deepEqual(await q(`name=browser&${range}&sort_by=value&sort=desc`), [
+      ["Safari", 2],
+      ["Firefox", 1],
+      ["Chrome", 2],
+    ]);
+    assert.deepEqual(await q(`name=browser&${range}&sort=asc`), [
+      ["Firefox", 1],
+      ["Chrome", 2],
+      ["Safari", 2],
+    ]);
+    assert.deepEqual(await q(`name=referrer&${range}&search=GOOGLE`), [["google.com", 2]]);
+    assert.deepEqual(await q(`name=referrer&${range}&search=google&search_by=url`), [["google.com", 2]]);
+    assert.deepEqual(await q(`name=referrer&${range}&search=google&search_by=value`), [["google.com", 2]]);
+  });
+
+  it("pages with the flat paginator shape and integer counts", async () => {
+    const response = await viaImport.call(importKey, {
+      url: `/api/v1/stats/${importId}?name=os&${range}&per_page=10&page=1`,
+    });
+    const body = response.json();
+    const base = `http://localhost:80/api/v1/stats/${importId}`;
+    assert.deepEqual(Object.keys(body), [
+      "current_page",
+      "data",
+      "first_page_url",
+      "from",
+      "last_page",
+      "last_page_url",
+      "next_page_url",
+      "path",
+      "per_page",
+      "prev_page_url",
+      "to",
+      "total",
+      "status",
+    ]);
+    assert.equal(body.first_page_url, `${base}?name=os&${range}&per_page=10&page=1`);
+    assert.equal(body.last_page_url, body.first_page_url);
+    assert.equal(body.path, base);
+    assert.deepEqual([body.from, body.to, body.total, body.last_page], [1, 3, 3, 1]);
+    assert.deepEqual([body.next_page_url, body.prev_page_url], [null, null]);
+    assert.ok(body.data.every((row: { count: unknown }) => Number.isInteger(row.count)));
+    assert.match(response.body, /"count":2[,}]/, "counts are JSON integers, not strings");
+    const past = (
+      await viaImport.call(importKey, { url: `/api/v1/stats/${importId}?name=os&${range}&page=3` })
+    ).json();
+    assert.deepEqual([past.data, past.from, past.to, past.total, past.current_page], [[], null, null, 3, 3]);
+    assert.equal(past.prev_page_url, `${base}?name=os&${range}&page=2`);
+  });
+});
 
 describe("statistics errors", () => {
   let t: TestApp;

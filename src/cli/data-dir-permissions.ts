@@ -10,15 +10,15 @@ export const PRIVATE_DIR_MODE = 0o700;
 /** What a process of this command creates files with: no access for group or others. */
 export const PRIVATE_UMASK = 0o077;
 
-/** Every file a server or command keeps in the data directory (stores, their journals, socket, address). */
+/**
+ * The files a server or command keeps in the data directory besides the event store's
+ * (the caller names those): the metadata store and its journals, and the server's address.
+ */
 const DATA_FILES = [
   "metadata.sqlite",
   "metadata.sqlite-wal",
   "metadata.sqlite-shm",
   "metadata.sqlite-journal",
-  "events.duckdb",
-  "events.duckdb.wal",
-  "events.sock",
   "server-url",
 ];
 
@@ -29,10 +29,13 @@ export interface Tightening {
   failed: string[];
 }
 
-/** Removes group and other access from the data directory and its files; absent ones are skipped. */
-export function tightenDataDir(dataDir: string): Tightening {
+/**
+ * Removes group and other access from the data directory and its files (DATA_FILES and
+ * `eventStoreFiles`); absent ones are skipped.
+ */
+export function tightenDataDir(dataDir: string, eventStoreFiles: readonly string[]): Tightening {
   const result: Tightening = { changed: [], failed: [] };
-  const entries = [dataDir, ...DATA_FILES.map((name) => path.join(dataDir, name))];
+  const entries = [dataDir, ...[...DATA_FILES, ...eventStoreFiles].map((name) => path.join(dataDir, name))];
   for (const entry of entries) {
     const stat = fs.statSync(entry, { throwIfNoEntry: false });
     if (!stat) continue;

@@ -1,9 +1,14 @@
-// `analytics migrate`: creates or upgrades every configured store, then exits. The embedded
-// event store cannot be opened while a server holds it; that server migrated it on start,
-// so that case is reported and is not a failure.
+// `analytics migrate`: creates or upgrades every configured store, then exits. An event
+// store only one process may open (the embedded one) cannot be opened while a server holds
+// it; that server migrated it on start, so that case is reported and is not a failure.
 
 import { StoreBusyError } from "../errors.js";
-import { describeMetadataStore, openEventStore, openMetadataStore } from "../storage/open-storage.js";
+import {
+  describeEventStore,
+  describeMetadataStore,
+  openEventStore,
+  openMetadataStore,
+} from "../storage/open-storage.js";
 import { configFrom, parseCommand } from "./command-options.js";
 
 export async function migrateCommand(args: string[]): Promise<number> {
@@ -22,10 +27,7 @@ export async function migrateCommand(args: string[]): Promise<number> {
     } finally {
       await events.close();
     }
-    const where = config.clickhouseUrl
-      ? `ClickHouse (${config.clickhouseUrl.length} node(s))`
-      : config.dataDir;
-    console.log(`Event store in ${where} is up to date.`);
+    console.log(`Event store in ${describeEventStore(config)} is up to date.`);
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
     console.log(error.message);

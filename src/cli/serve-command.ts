@@ -5,10 +5,12 @@
 
 import type { FastifyBaseLogger } from "fastify";
 import { buildApp } from "../app.js";
+import type { Config } from "../config.js";
 import { createContainer } from "../container.js";
 import { deprioritiseHelperThreads } from "../helper-threads.js";
 import { reportBaseUrl } from "../reports/report-sender.js";
-import { type StoreSocket, serveStoreSocket } from "../storage/duckdb/store-socket.js";
+import type { Closable } from "../storage/event-engine.js";
+import { EVENT_STORE_FILES, serveEventStoreToCommands } from "../storage/open-storage.js";
 import type { EventStore } from "../storage/ports.js";
 import { configFrom, parseCommand } from "./command-options.js";
 import { type Tightening, tightenDataDir } from "./data-dir-permissions.js";
@@ -25,7 +27,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   // Before any store is opened (and created, or migrated), so a taken port changes nothing.
   await checkCanListen(config.host, config.port);
   // Before the stores open the files, so nothing is read through a loose mode meanwhile.
-  const tightened = tightenDataDir(config.dataDir);
+  const tightened = tightenDataDir(config.dataDir, EVENT_STORE_FILES);
   // Background work reports to the server's logger, which exists once the app does.
   let log: FastifyBaseLogger | null = null;
   let lastBackPressureLog = Number.NEGATIVE_INFINITY;
@@ -56,10 +58,8 @@ export async function serveCommand(args: string[]): Promise<number> {
       "cannot write server-url: reports send will not know this address",
     );
   container.reports?.start(app.log);
-  // The embedded store has one writer, this process: commands reach it through a socket.
-  const storeSocket = config.clickhouseUrl
-    ? null
-    : await openStoreSocket(container.events, config.dataDir, app.log);
+  // A store only this process may open (the embedded one): commands reach it through the server.
+  const forCommands = await serveToCommands(config, container.events, app.log);
   const stopDeprioritising = deprioritiseHelperThreads(config.helperNiceness);
 
   return new Promise<number>((resolve) => {
@@ -71,7 +71,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       app.log.info({ signal, buffered: container.buffer.size }, "shutting down; flushing buffered events");
       app
         .close()
-        .then(() => storeSocket?.close())
+        .then(() => forCommands?.close())
         .then(() => removeServerAddress(config.dataDir))
         .then(() => container.close())
         .then(
@@ -120,18 +120,22 @@ function reportYoungGeneration(log: FastifyBaseLogger): void {
     );
 }
 
-/** The control socket, or null (logged) when it cannot listen, e.g. a data path too long for a socket. */
-async function openStoreSocket(
+/**
+ * What commands reach the event store through (the embedded store's control socket), or
+ * null: when the engine needs none, or (logged) when it cannot listen, e.g. a data path too
+ * long for a socket.
+ */
+async function serveToCommands(
+  config: Config,
   events: EventStore,
-  dataDir: string,
   log: { warn(details: object, message: string): void },
-): Promise<StoreSocket | null> {
+): Promise<Closable | null> {
   try {
-    return await serveStoreSocket(events, dataDir);
+    return await serveEventStoreToCommands(config, events);
   } catch (error) {
     log.warn(
       { err: error },
-      "no control socket: commands that need the event store must wait for this server to stop",
+      "commands cannot reach the event store through this server: those that need it must wait for it to stop",
     );
     return null;
   }

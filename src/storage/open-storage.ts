@@ -1,12 +1,13 @@
-// The one place that chooses storage engines from the configuration.
+// The one place that chooses storage engines from the configuration. Event engines are
+// listed once, below: each folder gives one EventEngine (event-engine.ts), and everything
+// here works through that shape alone.
 
 import type { Clock } from "../clock.js";
-import { type Config, ConfigError } from "../config.js";
+import type { Config } from "../config.js";
 import { StoreBusyError } from "../errors.js";
-import { ClickHouseEventStore } from "./clickhouse/clickhouse-event-store.js";
-import { DuckDbEventStore } from "./duckdb/duckdb-event-store.js";
-import { RemoteEventStore } from "./duckdb/remote-event-store.js";
-import { storeSocketPath } from "./duckdb/store-socket.js";
+import { clickHouseEngine } from "./clickhouse/clickhouse-engine.js";
+import { duckDbEngine } from "./duckdb/duckdb-engine.js";
+import type { Closable, EngineOptions, EventEngine } from "./event-engine.js";
 import { configuredMetadataLocation, type MetadataLocation } from "./metadata-location.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
@@ -31,42 +32,39 @@ export function describeMetadataStore(config: Config): string {
 }
 
 /**
- * ClickHouse when ANALYTICS_CLICKHOUSE_URL is set (several nodes need their cluster's name,
- * as inserts and reads go through Distributed tables), else the embedded store. That one is
- * a single-writer file: while a server holds it, another process cannot open it (the error
- * says so).
+ * The event engines, asked in this order whether the configuration chooses them: ClickHouse
+ * when ANALYTICS_CLICKHOUSE_URL is set, else the embedded store (the default, last).
+ */
+const EVENT_ENGINES: readonly EventEngine[] = [clickHouseEngine, duckDbEngine];
+
+/** Every file an event engine may keep in the data directory. */
+export const EVENT_STORE_FILES: readonly string[] = EVENT_ENGINES.flatMap((engine) => engine.dataFiles);
+
+function eventEngine(config: Config): EventEngine {
+  const engine = EVENT_ENGINES.find((candidate) => candidate.chosenBy(config));
+  if (!engine) throw new Error("no event engine chosen"); // the last one always is
+  return engine;
+}
+
+/** Where the events live, for messages (never shows a password). */
+export function describeEventStore(config: Config): string {
+  return eventEngine(config).describe(config);
+}
+
+/**
+ * The configured event store, not migrated. An engine whose store one process may open
+ * (the embedded one) refuses with StoreBusyError while a server holds it, saying so.
  */
 export async function openEventStore(
   config: Config,
   clock?: Clock,
   onUpkeepError?: (error: unknown) => void,
 ): Promise<EventStore> {
-  if (config.clickhouseCluster !== null && config.clickhouseUrl === null) {
-    throw new ConfigError("ANALYTICS_CLICKHOUSE_CLUSTER is set but ANALYTICS_CLICKHOUSE_URL is not.");
-  }
-  if (config.clickhouseUrl !== null) {
-    if (config.clickhouseUrl.length > 1 && config.clickhouseCluster === null) {
-      throw new ConfigError(
-        "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
-      );
-    }
-    return new ClickHouseEventStore({ urls: config.clickhouseUrl, cluster: config.clickhouseCluster });
-  }
-  try {
-    return await DuckDbEventStore.open(config.dataDir, { clock, onUpkeepError });
-  } catch (error) {
-    if (/lock/i.test((error as Error).message)) {
-      throw new StoreBusyError(
-        `The event store in ${config.dataDir} is in use by a running server (the embedded store has one writer). ` +
-          "The server migrates it on start; commands that need it reach it through the server.",
-      );
-    }
-    throw error;
-  }
+  return eventEngine(config).open(config, { clock, onUpkeepError });
 }
 
 export interface ServerEventStoreHooks {
-  /** The embedded store failed (attempts 0), or opening it again failed. */
+  /** The store failed for good (attempts 0), or opening it again failed. */
   onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
   onReopened?: (attempts: number) => void;
   /** Upkeep after a committed insert failed (it is retried by the next one). */
@@ -74,40 +72,28 @@ export interface ServerEventStoreHooks {
 }
 
 /**
- * The event store a server runs on, migrated: the embedded one is opened again from its
- * files whenever DuckDB fails for good (a checkpoint that finds the disk full invalidates
- * the database), so the server recovers by itself once there is room again. Each attempt
- * opens the file (DuckDB replays its log), migrates and checkpoints: the checkpoint needs
- * room for everything logged since the last one, which is what failed.
+ * The event store a server runs on, migrated. When the engine's instance can fail for good
+ * (EventStoreFailedError), it is opened again by itself whenever it does, so the server
+ * recovers once the cause is gone (a full disk has room again).
  */
 export async function openServerEventStore(
   config: Config,
   clock: Clock,
   hooks: ServerEventStoreHooks = {},
 ): Promise<EventStore> {
-  const store = await openEventStore(config, clock, hooks.onUpkeepError);
+  const engine = eventEngine(config);
+  const options: EngineOptions = { clock, onUpkeepError: hooks.onUpkeepError };
+  const store = await engine.open(config, options);
   try {
     await store.migrate();
   } catch (error) {
     await store.close().catch(() => undefined);
     throw error;
   }
-  if (config.clickhouseUrl !== null) return store;
+  const reopen = engine.reopen;
+  if (!reopen) return store;
   return new ReopeningEventStore(store, {
-    open: async () => {
-      const fresh = await DuckDbEventStore.open(config.dataDir, {
-        clock,
-        onUpkeepError: hooks.onUpkeepError,
-      });
-      try {
-        await fresh.migrate();
-        await fresh.checkpoint();
-      } catch (error) {
-        await fresh.close().catch(() => undefined);
-        throw error;
-      }
-      return fresh;
-    },
+    open: () => reopen.call(engine, config, options),
     onFailure: (error, { attempts, nextAttemptMs }) => hooks.onFailure?.(error, attempts, nextAttemptMs),
     onReopened: (attempts) => hooks.onReopened?.(attempts),
   });
@@ -115,16 +101,26 @@ export async function openServerEventStore(
 
 /**
  * For commands that work beside a running server: the event store as openEventStore opens
- * it, or, when a server holds the embedded store, that store through the server's control
- * socket (every call then runs in the server).
+ * it, or, when a server holds a store only one process may open, that store through the
+ * server (every call then runs in the server).
  */
 export async function openEventStoreBesideServer(config: Config): Promise<EventStore> {
+  const engine = eventEngine(config);
   try {
-    return await openEventStore(config);
+    return await engine.open(config);
   } catch (error) {
-    if (!(error instanceof StoreBusyError)) throw error;
-    const socketPath = storeSocketPath(config.dataDir);
-    if (await RemoteEventStore.answers(socketPath)) return new RemoteEventStore(socketPath);
+    if (!(error instanceof StoreBusyError) || !engine.reachServer) throw error;
+    const remote = await engine.reachServer(config);
+    if (remote) return remote;
     throw error;
   }
+}
+
+/**
+ * What a server serves so that openEventStoreBesideServer reaches its store, until closed;
+ * null when the engine needs nothing (every process opens the store itself).
+ */
+export async function serveEventStoreToCommands(config: Config, store: EventStore): Promise<Closable | null> {
+  const engine = eventEngine(config);
+  return engine.serveCommands ? engine.serveCommands(store, config) : null;
 }

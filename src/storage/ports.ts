@@ -1,7 +1,7 @@
 // The storage ports: what the domain needs from the metadata store (users, API keys,
 // websites, salts, secrets, report log) and from the event store (events, aggregates, statistics). Adapters
-// implement these and translate driver errors into the errors below; nothing outside
-// storage/ knows which engine is behind them.
+// implement these and translate driver errors into the errors below; nothing outside an
+// engine's folder knows which engine is behind them.
 
 import type { StatsPage, StatsQuery } from "../stats/stats-query.js";
 
@@ -221,8 +221,8 @@ export class DuplicateError extends Error {
 
 /**
  * The engine failed for good: this instance of the store can no longer be used and must be
- * opened again from its files (DuckDB after a fatal error, e.g. a checkpoint that found the
- * disk full). The call that reports it stored nothing.
+ * opened again (EventEngine.reopen), e.g. after a write that found the disk full left its
+ * files needing recovery. The call that reports it stored nothing.
  */
 export class EventStoreFailedError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -246,8 +246,11 @@ export const EVENT_KIND_CODES = Object.fromEntries(EVENT_KINDS.map((kind, code) 
  * Text fields are in the statistics' value forms ("" when unknown).
  */
 export interface StoredEvent {
+  /** A website id of the metadata store: a positive integer below 2^31. */
   websiteId: number;
+  /** Stored to the second (the milliseconds dropped); its UTC day and hour are the statistics'. */
   ts: Date;
+  /** A 64-bit unsigned visitor id: unique visitors are distinct (UTC day, visitor) pairs. */
   visitor: bigint;
   kind: EventKind;
   /** A pageview whose referrer is not the website itself: the start of a visit. */
@@ -292,26 +295,59 @@ export interface ExportOptions {
   to?: string;
 }
 
+/**
+ * The events and their statistics, as every engine must provide them (one folder per engine
+ * under storage/, opened through its EventEngine; test/event-store-contract.test.ts checks
+ * every engine against this). Calls may overlap: an engine orders its writes itself.
+ */
 export interface EventStore {
+  /** Creates or upgrades the engine's schema; running it again changes nothing. */
   migrate(): Promise<void>;
-  /** Stores the events and updates the aggregates atomically: all of it or, on error, none. */
+  /**
+   * Stores the events and updates everything the statistics are read from, atomically: a
+   * call that rejects stored none of its events (and the store goes on as before it). When
+   * it resolves the events are committed (neither a crash of this process nor a restart of
+   * the engine loses them) and every later call sees them, from any process on the same
+   * store. An empty list stores nothing.
+   */
   insert(events: readonly StoredEvent[]): Promise<void>;
-  /** Answers a statistic from the aggregates. */
+  /**
+   * Answers a statistic exactly as the catalog defines it (stats/catalog.ts), over the UTC
+   * days from `from` to `to` inclusive: every count exact, never sampled or estimated; unique
+   * visitors counted as distinct (day, visitor) pairs; the values whose lowercase form
+   * contains `search` literally (no wildcards); sorted by `sortBy`, equal counts by value
+   * ascending (values compare as their bytes); `limit` rows from `offset`; `total` the
+   * number of matching values over all pages. A website without events has no rows.
+   */
   queryStat(query: StatsQuery): Promise<StatsPage>;
-  /** Recomputes the aggregates from the raw events, of one website or of all. */
+  /**
+   * Recomputes what the statistics are read from, from the stored events, of one website or
+   * of all. Every answer afterwards is the same as before: the stored events alone define them.
+   */
   rebuildAggregates(websiteId?: number): Promise<void>;
-  /** Deletes a website's events and aggregates. */
+  /**
+   * Deletes a website's events and everything counted from them. When it resolves no call
+   * sees any of it (statistics, counts, lists, exports); other websites are untouched.
+   */
   deleteWebsite(websiteId: number): Promise<void>;
+  /** The number of stored events, of one website or of all. */
   countEvents(websiteId?: number): Promise<number>;
-  /** The website's events in time order (for tests, exports and rebuilds). */
+  /**
+   * The website's events in time order (for tests and commands), each as inserted (its
+   * instant to the second) except its visitor, which is as exportEvents gives it.
+   */
   listEvents(websiteId: number): Promise<StoredEvent[]>;
   /**
-   * Streams the stored events in batches, by website then time, never all in memory (for
-   * `analytics export`). Inserting them into another store gives every statistic the same
-   * answer: a visitor is its hash, or a stand-in that keeps distinct (day, visitor) pairs
-   * distinct where the store no longer knows the hash.
+   * Streams the stored events (of one website or all, within UTC days `from` to `to`
+   * inclusive) in non-empty batches, by website then time, never all in memory (for
+   * `analytics export`). Each event is as inserted except its visitor, an opaque id,
+   * distinct per (website, UTC day) as the stored one was: the same stored visitor on the
+   * same day gives the same id, different ones different ids. So inserting the export into
+   * an empty store of any engine gives every statistic the same answer.
    */
   exportEvents(options?: ExportOptions): AsyncIterable<StoredEvent[]>;
+  /** Resolves when the store answers a trivial query (and, for several servers, each does). */
   ping(): Promise<void>;
+  /** Waits for the writes under way, then releases the store; no call may follow. */
   close(): Promise<void>;
 }

@@ -1,10 +1,18 @@
-// The event stores the contract suites run against: the embedded DuckDB store always, and a
-// ClickHouse cluster when ANALYTICS_TEST_CLICKHOUSE_URL (the comma-separated HTTP URLs of
-// its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one; otherwise those suites skip
-// and say so. Every provisioned ClickHouse store is a database of its own, dropped after.
+// The event stores the contract suites run against, one line each in EVENT_STORES: the
+// embedded store always, and a ClickHouse cluster when ANALYTICS_TEST_CLICKHOUSE_URL (the
+// comma-separated HTTP URLs of its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one;
+// otherwise those suites skip and say so. A store is opened from a configuration, as the
+// server opens it. Every provisioned ClickHouse store is a database of its own, dropped after.
 
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createClient } from "@clickhouse/client";
+import type { Clock } from "../../src/clock.js";
+import { loadConfig } from "../../src/config.js";
+import { openEventStore } from "../../src/storage/open-storage.js";
+import type { EventStore } from "../../src/storage/ports.js";
 
 export const CLICKHOUSE_URLS = (process.env.ANALYTICS_TEST_CLICKHOUSE_URL ?? "")
   .split(",")
@@ -23,12 +31,9 @@ export function clickhouseMissing(): string | null {
 }
 
 export interface ProvisionedStore {
-  /** Environment variables that point a config at this store. */
+  /** Environment variables that point a config (with a fresh data directory) at this store. */
   env: Record<string, string>;
-  /** The same as a ClickHouseTarget, for tests that open the store directly. */
-  urls: string[];
-  cluster: string | null;
-  /** Removes everything the store holds. */
+  /** Removes everything the store holds outside the data directory. */
   dispose(): Promise<void>;
 }
 
@@ -40,8 +45,14 @@ export interface EventStoreUnderTest {
   provision(): Promise<ProvisionedStore>;
 }
 
+export interface ProvisionedClickHouse extends ProvisionedStore {
+  /** The same as a ClickHouseTarget, for tests that open the store directly. */
+  urls: string[];
+  cluster: string | null;
+}
+
 /** A fresh database on every node of the test cluster; dispose() drops it on each. */
-export async function provisionClickHouse(): Promise<ProvisionedStore> {
+export async function provisionClickHouse(): Promise<ProvisionedClickHouse> {
   const database = `analytics_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const urls = CLICKHOUSE_URLS.map((url) => `${url}/${database}`);
   const cluster = CLICKHOUSE_CLUSTER === "" ? null : CLICKHOUSE_CLUSTER;
@@ -62,11 +73,47 @@ export async function provisionClickHouse(): Promise<ProvisionedStore> {
   };
 }
 
+/** Every engine the contract holds for; a new engine adds its line here. */
 export const EVENT_STORES: readonly EventStoreUnderTest[] = [
-  {
-    name: "embedded",
-    skip: false,
-    provision: async () => ({ env: {}, urls: [], cluster: null, dispose: async () => undefined }),
-  },
+  { name: "embedded", skip: false, provision: async () => ({ env: {}, dispose: async () => undefined }) },
   { name: "ClickHouse", skip: clickhouseMissing() ?? false, provision: provisionClickHouse },
 ];
+
+/** The engines this run can test. */
+export const AVAILABLE_EVENT_STORES = EVENT_STORES.filter((engine) => engine.skip === false);
+
+export interface OpenedStore {
+  store: EventStore;
+  /** Closes the store and removes everything it held. */
+  close(): Promise<void>;
+}
+
+/** A fresh store of `engine`, migrated, opened from a configuration as the server opens it. */
+export async function openTestStore(engine: EventStoreUnderTest, clock: Clock): Promise<OpenedStore> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-contract-"));
+  const provisioned = await engine.provision();
+  const remove = async () => {
+    await provisioned.dispose();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let store: EventStore | null = null;
+  try {
+    store = await openEventStore(loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...provisioned.env }), clock);
+    await store.migrate();
+  } catch (error) {
+    await store?.close();
+    await remove();
+    throw error;
+  }
+  const opened = store;
+  return {
+    store: opened,
+    async close() {
+      try {
+        await opened.close();
+      } finally {
+        await remove();
+      }
+    },
+  };
+}

@@ -4,6 +4,10 @@
 //   A: 81.2.69.142 (London), Chrome on Windows, en, 1920x1080
 //   B: 8.8.8.8 (Mountain View), Safari on iPhone, fr, 390x844
 //   C: 1.1.1.1 (Sydney), Firefox on Linux, de, 1920x1080
+// As hits (FIXTURE_HITS, for the pipeline) and as the events the pipeline stores of them
+// (fixtureEvents, for the event stores).
+
+import type { StoredEvent } from "../../src/storage/ports.js";
 
 export const FIXTURE_DOMAIN = "stats.example";
 export const FIXTURE_SETTINGS = { exclude_ips: "203.0.113.0/24", exclude_params: "fbclid" };
@@ -186,4 +190,65 @@ export function asImport(websiteId: number) {
     accept_language: hit.language,
     ...(hit.event ? { event: hit.event } : {}),
   }));
+}
+
+const STORED_A = {
+  browser: "Chrome",
+  os: "Windows",
+  device: "desktop",
+  resolution: "1920x1080",
+  language: "en",
+  country: "GB:United Kingdom",
+  city: "GB:London",
+  continent: "EU:Europe",
+};
+const STORED_B = {
+  browser: "Safari",
+  os: "iOS",
+  device: "mobile",
+  resolution: "390x844",
+  language: "fr",
+  country: "US:United States",
+  city: "US:Mountain View",
+  continent: "NA:North America",
+};
+const STORED_C = {
+  browser: "Firefox",
+  os: "Linux",
+  device: "desktop",
+  resolution: "1920x1080",
+  language: "de",
+  country: "AU:Australia",
+  city: "AU:Sydney",
+  continent: "OC:Oceania",
+};
+const view = { kind: "pageview", isVisit: false, referrer: "", campaign: "", event: "" } as const;
+const visit = { ...view, isVisit: true } as const;
+const custom = (event: string) => ({ ...view, kind: "event", event }) as const;
+
+/**
+ * FIXTURE_HITS as the pipeline stores them (the bot and the excluded address dropped, the
+ * excluded parameter stripped, internal referrers empty), in time order. Visitors are 1, 2
+ * and 3 on every day: the statistics must still count each day's visitors apart.
+ */
+export function fixtureEvents(websiteId: number): StoredEvent[] {
+  const at = (ts: string) => ({ websiteId, ts: new Date(ts) });
+  const [a, b, c] = [
+    { visitor: 1n, ...STORED_A },
+    { visitor: 2n, ...STORED_B },
+    { visitor: 3n, ...STORED_C },
+  ];
+  const spring = { campaign: "spring", page: "/?utm_campaign=spring", referrer: "google.com" };
+  return [
+    { ...at("2026-04-01T09:10:00Z"), ...a, ...visit, ...spring },
+    { ...at("2026-04-01T09:15:00Z"), ...a, ...view, page: "/pricing" },
+    { ...at("2026-04-01T09:20:00Z"), ...b, ...visit, page: "/blog/post?id=3" },
+    { ...at("2026-04-01T10:05:00Z"), ...b, ...view, page: "/pricing" },
+    { ...at("2026-04-01T10:06:00Z"), ...b, ...custom("Signup::"), page: "/pricing" },
+    { ...at("2026-04-02T09:00:00Z"), ...a, ...visit, page: "/pricing", referrer: "news.ycombinator.com" },
+    { ...at("2026-04-02T14:00:00Z"), ...c, ...visit, ...spring },
+    { ...at("2026-04-02T14:30:00Z"), ...c, ...custom("Purchase:49.99:USD"), page: "/checkout" },
+    { ...at("2026-04-02T14:31:00Z"), ...c, ...custom("Purchase:49.99:USD"), page: "/checkout" },
+    { ...at("2026-04-03T23:59:00Z"), ...b, ...visit, page: "/blog/post?id=3" },
+  ];
 }

