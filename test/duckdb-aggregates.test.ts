@@ -201,8 +201,25 @@ describe("embedded store aggregates", () => {
       clock.advance(11_000);
       await store.upkeep();
       assert.deepEqual(await state(), { folded: 1, open: 1 });
+      // A write while the day's fold is under way (queued behind the fold's first step):
+      // the fold finishes, but the day stays open, as the write came after what it read.
+      clock.advance(11_000);
+      await store.insert([hit("2026-07-09T13:00:00Z")]);
+      clock.advance(11_000);
+      const folding = store.upkeep();
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.insert([hit("2026-07-09T14:00:00Z")]);
+      await folding;
+      assert.deepEqual(await state(), { folded: 0, open: 2 }, "written during its fold: still open");
       assert.deepEqual(await pageviews(), [
-        { value: "2026-07-09", count: 3 },
+        { value: "2026-07-09", count: 5 },
+        { value: "2026-07-10", count: 1 },
+      ]);
+      clock.advance(11_000);
+      await store.upkeep();
+      assert.deepEqual(await state(), { folded: 1, open: 1 });
+      assert.deepEqual(await pageviews(), [
+        { value: "2026-07-09", count: 5 },
         { value: "2026-07-10", count: 1 },
       ]);
     } finally {

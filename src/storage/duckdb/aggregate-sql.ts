@@ -50,27 +50,25 @@ function namedSql(counts: string): string {
 }
 
 /**
- * Which events a fold counts: every website's, one website's (`$1`), or those of the days
- * listed in the temporary table fold_days (website_id, day), between `$1` (the first day)
- * and `$2` (the day after the last), so the scan skips the rest of the table.
+ * Which events a fold counts: every website's, one website's (`$1`), or one website's day
+ * (`$1`, from `$2` to before `$3`, so the scan skips the rest of the table).
  */
-export type FoldScope = "all" | "website" | "days";
+export type FoldScope = "all" | "website" | "day";
 
 const SCOPE_WHERE: Record<FoldScope, string> = {
   all: "true",
   website: "e.website_id = CAST($1 AS INTEGER)",
-  days: `e.ts >= CAST($1 AS TIMESTAMP) AND e.ts < CAST($2 AS TIMESTAMP)
-    AND (e.website_id, CAST(e.ts AS DATE)) IN (SELECT website_id, day FROM fold_days)`,
+  day: "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS TIMESTAMP) AND e.ts < CAST($3 AS TIMESTAMP)",
 };
 
 /**
- * The fold, in order: every statistic of the scope's events counted into a temporary table,
+ * The fold of `stats`, in order: their counts of the scope's events into a temporary table,
  * the values not numbered yet added to stat_values, and the counts by value number into
- * daily_stats (which the caller has emptied for the scope's days). The first statement
- * takes the scope's parameters.
+ * daily_stats (which the caller has emptied for the scope and those statistics). The first
+ * statement takes the scope's parameters.
  */
-export function foldSql(scope: FoldScope): string[] {
-  const parts = STATS.map((stat) => statCountsSql(stat, SCOPE_WHERE[scope]));
+export function foldSql(scope: FoldScope, stats: readonly StatDefinition[] = STATS): string[] {
+  const parts = stats.map((stat) => statCountsSql(stat, SCOPE_WHERE[scope]));
   const named = namedSql("SELECT * FROM folded");
   return [
     `CREATE OR REPLACE TEMP TABLE folded AS\n${parts.join("\nUNION ALL\n")}`,
