@@ -228,6 +228,33 @@ describe("embedded store aggregates", () => {
     }
   });
 
+  it("closes while a fold is under way, leaving the rest of the day to the next start", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-07-10T12:00:00Z");
+    const options = { clock, upkeepTimer: false };
+    let store = await DuckDbEventStore.open(dir, options);
+    try {
+      await store.migrate();
+      await store.insert(randomEventsOf(random(6), 500, Date.UTC(2026, 6, 1), 8));
+      clock.advance(11_000);
+      const folding = store.upkeep();
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.close(); // never returned when a fold's query ran on the connection it closed
+      await folding;
+      const days = await foldedDays(dir);
+      assert.ok(days.open > 1, `the fold stopped: ${JSON.stringify(days)}`);
+      store = await DuckDbEventStore.open(dir, options);
+      const before = await answers(store, 1, [["2026-07-01", "2026-07-10"]]);
+      await store.upkeep();
+      assert.deepEqual(await answers(store, 1, [["2026-07-01", "2026-07-10"]]), before);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("upgrades a store the previous version wrote: the same answers, then folds and rebuilds as its events say", async () => {
     const dir = tempDir("analytics-aggregates-");
     const fixture = new URL("../../test/fixtures/store-v6/", import.meta.url);

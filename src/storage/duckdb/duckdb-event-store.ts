@@ -96,7 +96,9 @@ export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private prunedOn = 0;
   private readonly timer: NodeJS.Timeout | null;
-  private upkeepRunning = false;
+  /** The upkeep under way, which close() lets finish its step and stop. */
+  private upkeepRun: Promise<void> | null = null;
+  private closing = false;
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
   private geoCodes: Set<string> | null = null;
   /** City values already in places, with their numbers (read on the first insert). */
@@ -330,25 +332,27 @@ export class DuckDbEventStore implements EventStore {
    * deletes the visitor ids no salt can ask for any more. The store's timer calls it; tests
    * call it directly.
    */
-  async upkeep(): Promise<void> {
-    if (this.upkeepRunning) return;
-    this.upkeepRunning = true;
-    try {
-      const now = this.clock.now().getTime();
-      const settled = await this.serialised(() =>
-        this.writer.runAndReadAll(
-          `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-           WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
-          [dayString(Math.floor(now / DAY_MS)), new Date(now - SETTLE_MS).toISOString()],
-        ),
-      );
-      for (const row of settled.getRowObjects()) {
-        await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
-      }
-      await this.translated(this.serialised(() => this.pruneVisitorIds(Math.floor(now / DAY_MS))));
-    } finally {
-      this.upkeepRunning = false;
+  upkeep(): Promise<void> {
+    this.upkeepRun ??= this.runUpkeep().finally(() => {
+      this.upkeepRun = null;
+    });
+    return this.upkeepRun;
+  }
+
+  private async runUpkeep(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const settled = await this.serialised(() =>
+      this.writer.runAndReadAll(
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
+         WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
+        [dayString(Math.floor(now / DAY_MS)), new Date(now - SETTLE_MS).toISOString()],
+      ),
+    );
+    for (const row of settled.getRowObjects()) {
+      await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
     }
+    if (this.closing) return;
+    await this.translated(this.serialised(() => this.pruneVisitorIds(Math.floor(now / DAY_MS))));
   }
 
   /**
@@ -361,6 +365,7 @@ export class DuckDbEventStore implements EventStore {
   private async foldDay(websiteId: number, day: string, written: number): Promise<void> {
     const scope = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
     for (const stat of STATS) {
+      if (this.closing) return; // the day stays open, and is folded after the next start
       await this.serialised(() =>
         this.inTransaction(async () => {
           await this.writer.run(
@@ -466,7 +471,10 @@ export class DuckDbEventStore implements EventStore {
 
   /** Stops the upkeep, waits for the writes under way, then closes. Days still open stay open for the next start. */
   async close(): Promise<void> {
+    // The upkeep first: a query still running on a connection being closed never returns.
+    this.closing = true;
     if (this.timer) clearInterval(this.timer);
+    await this.upkeepRun?.catch(() => undefined);
     await this.serialised(async () => undefined).catch(() => undefined);
     this.reader.closeSync();
     this.writer.closeSync();
