@@ -29,6 +29,7 @@ import {
   createUser,
   createWebsite,
   lastJsonLine,
+  peakRssMiB,
   runCommand,
   startProduct,
   stop,
@@ -180,6 +181,7 @@ async function measureTarget(target) {
         ),
       );
       const serverAfter = threadCpuMs(server.child.pid);
+      const importPeakRssMiB = peakRssMiB(server.child.pid);
       const chMs = clickhouseCpuMs() - chBefore;
       const serverMs = serverAfter.main + serverAfter.others - serverBefore.main - serverBefore.others;
       log(
@@ -216,7 +218,12 @@ async function measureTarget(target) {
       const stopped = await stop(server.child);
       return {
         target,
-        import: { ...imported, serverUsPerEvent: (serverMs * 1000) / imported.accepted, clickhouseMs: chMs },
+        import: {
+          ...imported,
+          serverUsPerEvent: (serverMs * 1000) / imported.accepted,
+          clickhouseMs: chMs,
+          peakRssMiB: importPeakRssMiB,
+        },
         stats: queried,
         answers: answered,
         rows,
@@ -268,7 +275,7 @@ if (options.json) {
   for (const target of targets) {
     const t = report.targets[target];
     console.log(
-      `${target}: import ${t.import.eventsPerSecond} events/s, server ${t.import.serverUsPerEvent.toFixed(1)} µs/event` +
+      `${target}: import ${t.import.eventsPerSecond} events/s, server ${t.import.serverUsPerEvent.toFixed(1)} µs/event, server peak RSS ${t.import.peakRssMiB} MiB` +
         (target === "cluster"
           ? `, ClickHouse ${((t.import.clickhouseMs * 1000) / t.import.accepted).toFixed(1)} µs/event`
           : "") +

@@ -1,6 +1,7 @@
 // Where a statistic's time goes, on a stopped store (for instance one kept by
-// `stats.mjs --keep`): for each statistic, how many aggregate rows its query reads (weekly
-// roll-ups, days and recent days in the window) over how many values, and the time of the
+// `stats.mjs --keep`): for each statistic, how many daily_stats rows its query reads (the
+// window's folded days) over how many values, how many days are still open (counted from
+// raw events), and the time of the
 // store's own `queryStat` in-process (no HTTP), median of `--runs`. With
 // `--explain NAME[,NAME]`, DuckDB's EXPLAIN ANALYZE of the store's own SQL for those
 // statistics.
@@ -42,7 +43,7 @@ if (
 const websiteId = Number(options["website-id"]);
 const runs = Number(options.runs);
 const { STATS } = await load("stats/catalog.js");
-const { STAT_ROWS_SQL, statQuerySql, WEEKS_BEFORE_SQL } = await load("storage/duckdb/aggregate-sql.js");
+const { statQuerySql } = await load("storage/duckdb/aggregate-sql.js");
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
 
 const median = (list) => {
@@ -68,7 +69,7 @@ const queryOf = (stat) => ({ ...baseQuery, stat });
 
 // 1. The store's own query, in-process.
 const timings = new Map();
-const store = await DuckDbEventStore.open(options["data-dir"]);
+const store = await DuckDbEventStore.open(options["data-dir"], { upkeepTimer: false });
 await store.migrate(); // as the server does (nothing to apply on a store it made)
 try {
   for (const stat of STATS) {
@@ -91,20 +92,25 @@ const instance = await DuckDBInstance.create(dataFile);
 const connection = await instance.connect();
 const rows = async (sql, params) => (await connection.runAndReadAll(sql, params)).getRowObjects();
 const report = { from: options.from, to: options.to, stats: [], explain: {} };
+let openDays = [];
 try {
   const tables = await rows(
-    ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"]
+    ["daily_stats", "event_days", "events"]
       .map((table) => `SELECT '${table}' AS name, count(*) AS n FROM ${table}`)
       .join(" UNION ALL "),
   );
   report.tableRows = Object.fromEntries(tables.map((row) => [row.name, Number(row.n)]));
-  const [bound] = await rows(`SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day`);
-  const weeksBefore = String(bound?.day);
+  const open = await rows(
+    `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
+     WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
+    [websiteId, options.from, options.to],
+  );
+  openDays = open.map((row) => String(row.day));
   for (const stat of STATS) {
-    const { total } = statQuerySql(queryOf(stat), weeksBefore);
     const [read] = await rows(
-      `SELECT count(*) AS n, count(DISTINCT value_id) AS vals FROM ${STAT_ROWS_SQL}`,
-      total.params,
+      `SELECT count(*) AS n, count(DISTINCT value_id) AS vals FROM daily_stats
+       WHERE website_id = $1 AND stat = $2 AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)`,
+      [websiteId, stat.id, options.from, options.to],
     );
     report.stats.push({
       name: stat.name,
@@ -116,7 +122,7 @@ try {
   for (const name of options.explain.split(",").filter(Boolean)) {
     const stat = STATS.find((candidate) => candidate.name === name);
     if (!stat) throw new Error(`no statistic ${name}`);
-    const { page } = statQuerySql(queryOf(stat), weeksBefore);
+    const { page } = statQuerySql(queryOf(stat), openDays);
     const plan = await rows(`EXPLAIN ANALYZE ${page.sql}`, page.params);
     report.explain[name] = plan.map((row) => String(row.explain_value)).join("\n");
   }
@@ -129,7 +135,7 @@ console.log(
   [
     `aggregate rows: ${Object.entries(report.tableRows)
       .map(([table, n]) => `${table} ${n}`)
-      .join(", ")}`,
+      .join(", ")}; open days in the window: ${openDays.length ? openDays.join(", ") : "none"}`,
     "statistic        store ms  rows read  values",
     ...report.stats.map(
       (stat) =>

@@ -413,7 +413,7 @@ function report(results) {
   for (const r of results) {
     const s = r.seed;
     lines.push(
-      `${label(r.size)}: seeded ${s.events} events (${s.pageviews} pageviews, ${s.visits} visits, ${s.customEvents} custom events; ${s.visitorsSeen} of ${s.visitorPool} pool visitors seen, ${s.profiles} visitor profiles, ${s.skipped} skipped) over ${s.from} .. ${s.to} in ${s.seconds} s = ${s.eventsPerSecond} events/s (generating ${s.generateSeconds} s, store.insert ${s.insertSeconds} s = ${s.insertEventsPerSecond} events/s, close ${s.closeSeconds} s; seeder peak RSS ${s.peakRssMiB} MiB)`,
+      `${label(r.size)}: seeded ${s.events} events (${s.pageviews} pageviews, ${s.visits} visits, ${s.customEvents} custom events; ${s.visitorsSeen} of ${s.visitorPool} pool visitors seen, ${s.profiles} visitor profiles, ${s.skipped} skipped) over ${s.from} .. ${s.to} in ${s.seconds} s = ${s.eventsPerSecond} events/s (generating ${s.generateSeconds} s, store.insert ${s.insertSeconds} s = ${s.insertEventsPerSecond} events/s, fold ${s.foldSeconds} s, close ${s.closeSeconds} s; seeder peak RSS ${s.peakRssMiB} MiB)`,
       `  server ready in ${r.serverReadyMs} ms; machine quiet before queries: ${r.quiet.quiet} (${r.quiet.busyPct}% busy); queries ${r.queries.seconds} s; RSS before ${mb(r.queries.rss.beforeBytes)} MB, max ${mb(r.queries.rss.maxBytes)} MB over ${r.queries.rss.samples} samples, peak since start ${mb(r.queries.rss.peakSinceStartBytes)} MB; SIGTERM to exit ${r.stop.ms} ms, code ${r.stop.code}`,
       `  file ${r.fileBytes} B + WAL ${r.walBytes} B = ${r.bytesPerEvent} B/event (right after seeding: ${r.seededFileBytes} B)`,
     );

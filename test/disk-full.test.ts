@@ -169,7 +169,9 @@ describe("a full disk", () => {
       });
       t.diagnostic(`recovered ${recovery} ms after the disk had room`);
       await waitFor("every acknowledged hit is counted", 30_000, async () => {
-        return (await pageviews()) === first.acknowledged;
+        const counted = await pageviews();
+        if (counted !== first.acknowledged) t.diagnostic(`counted ${counted} of ${first.acknowledged}`);
+        return counted === first.acknowledged;
       });
       assert.match(server.output(), /the event store is open again/);
       assert.match(server.output(), /buffered hits are written again/);

@@ -1,17 +1,16 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
-// Each batch is folded into aggregate deltas in memory (batch-aggregates.ts), then its
-// events (their text as numbers, see migrations.ts), new visitor numbers, deltas and the
-// places, texts and values it numbered first (string-numbers.ts) are appended in one
-// transaction (the appender is the fastest way into DuckDB). Statistics are read from the
-// aggregate tables on a second connection; raw events are only read to rebuild aggregates
-// or restore a day's memory.
+// A batch's events (their text as numbers, see migrations.ts; their visitors as numbers,
+// visitor-numbers.ts) are appended in one transaction with the values and visitors it
+// numbered first (the appender is the fastest way into DuckDB), and each day it touched is
+// marked open in event_days. Days that ended and have settled are folded: the catalog's
+// SQL counts their events into daily_stats (aggregate-sql.ts). Statistics are read from
+// daily_stats for folded days and counted from the raw events for open ones, with that same
+// SQL. Nothing but a batch and the numbers of text values is held in JavaScript.
 
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import {
-  BIGINT,
   BOOLEAN,
   DATE,
   type DuckDBConnection,
@@ -24,33 +23,16 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
+import { STATS, type StatDefinition } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import {
-  LATE_WEEKLY_SQL,
-  MERGE_DELTAS_SQL,
-  MOVE_DAYS_SQL,
-  RECENT_DAYS_SQL,
-  ROLLED_NOTHING,
-  rebuildSql,
-  rollUpWeeksSql,
-  statQuerySql,
-  WEEKS_BEFORE_SQL,
-} from "./aggregate-sql.js";
-import {
-  BatchFolder,
-  type Delta,
-  dayNumberFromString,
-  dayNumberOf,
-  dayString,
-  mondayOf,
-} from "./batch-aggregates.js";
-import { appendColumns, CHUNK_ROWS, type Column, int64Column } from "./column-appender.js";
+import { type FoldScope, foldSql, statQuerySql } from "./aggregate-sql.js";
+import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
-import { VISITOR_COLUMNS, VisitorDay } from "./visitor-day.js";
+import { dayNumberOf, dayString, numberVisitors } from "./visitor-numbers.js";
 
 /** The events table's column types: numbers, the numbered text (event-rows.ts), then `place`. */
 const EVENT_TYPES = [
@@ -64,13 +46,22 @@ const EVENT_TYPES = [
 ];
 const NUMBERED_TYPES = [UINTEGER, VARCHAR];
 const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
-/** Where the statistics' counts live; all of them are deleted with a website or a rebuild. */
-const AGGREGATE_TABLES = ["daily_stats", "daily_stats_recent", "daily_stats_deltas", "weekly_stats"];
-const DELTA_TYPES = [INTEGER, UTINYINT, DATE, UINTEGER, BIGINT];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
+const DAY_TYPES = [INTEGER, DATE, UINTEGER, TIMESTAMP_S, BOOLEAN];
+/** Every table with rows of a website, all emptied when it is deleted. */
+const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days"];
 const DAY_MS = 86_400_000;
-/** Visitor-days remembered in memory; older days are reloaded from events when needed. */
-const MAX_REMEMBERED_VISITORS = 2_000_000;
+/**
+ * How long a day that ended must go unwritten before it is folded: an import writes a day
+ * in requests milliseconds to seconds apart, and folding it between two of them would fold
+ * it again after each. Until it is folded, a day is counted from its raw events, which is
+ * exact, only slower.
+ */
+const SETTLE_MS = 10_000;
+/** How often the store looks for days to fold (and, once a day, visitor ids to delete). */
+const UPKEEP_INTERVAL_MS = 5_000;
+/** The log's size from which an insert checkpoints after committing: DuckDB's default threshold. */
+const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
 /**
  * The block size of a new store file (an existing file keeps its own). DuckDB's default,
  * 256 KiB, gives each small table (schema_migrations, geo_names, places, visitor_ids) a
@@ -80,8 +71,6 @@ const MAX_REMEMBERED_VISITORS = 2_000_000;
  * Smaller blocks compress every column far worse (16 KiB doubled the file).
  */
 const NEW_FILE_BLOCK_BYTES = 65_536;
-/** Delta rows appended to daily_stats_deltas before they are merged. */
-const COMPACT_AFTER_ROWS = 50_000;
 
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
@@ -92,36 +81,28 @@ export interface DuckDbOptions {
    * container's cpuset) would get extra threads competing with the event loop for that core.
    */
   threads?: number;
-  /** Decides which days are recent enough to keep their visitor ids (today, yesterday). */
+  /** Decides which days have ended and settled, and when visitor ids can go. */
   clock?: Clock;
-  /** Merge tuning (tests use small values to exercise every path). */
-  compactAfterRows?: number;
   /**
-   * Told when the upkeep after a committed insert (merging the deltas, pruning visitor ids)
-   * fails: the insert stands, and the next one tries the upkeep again.
+   * Whether the store folds settled days and prunes visitor ids by itself, every
+   * UPKEEP_INTERVAL_MS (default true). Tests fold with upkeep() instead.
    */
+  upkeepTimer?: boolean;
+  /** Told when the upkeep (folding, pruning) fails: nothing is lost, and it is tried again. */
   onUpkeepError?: (error: unknown) => void;
 }
 
 export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
-  private readonly days = new Map<string, VisitorDay>();
-  private rememberedVisitors = 0;
-  private uncompactedRows = 0;
   private prunedOn = 0;
-  /**
-   * The roll-up's bound: every week before it is in weekly_stats, summed exactly as its
-   * days in daily_stats. Read from the file by migrate(), then moved forward only after a
-   * roll-up is committed: a query that read the old bound reads only the weeks rolled up
-   * before it, whichever snapshot it then gets.
-   */
-  private weeksRolledBefore = ROLLED_NOTHING;
+  private readonly timer: NodeJS.Timeout | null;
+  /** The upkeep under way, which close() lets finish its step and stop. */
+  private upkeepRun: Promise<void> | null = null;
+  private closing = false;
   /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
   private geoCodes: Set<string> | null = null;
   /** City values already in places, with their numbers (read on the first insert). */
   private places: StringNumbers | null = null;
-  /** Statistics' values already in stat_values, with their numbers (read on the first insert). */
-  private statValues: StringNumbers | null = null;
   /** Per NUMBERED_TEXT field, its values already in text_values, with their numbers (read on the first insert). */
   private texts: StringNumbers[] | null = null;
 
@@ -131,9 +112,15 @@ export class DuckDbEventStore implements EventStore {
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
-    private readonly compactAfterRows: number,
+    upkeepTimer: boolean,
     private readonly onUpkeepError: (error: unknown) => void,
-  ) {}
+  ) {
+    this.timer = upkeepTimer
+      ? setInterval(() => {
+          this.upkeep().catch((error: unknown) => this.onUpkeepError(error));
+        }, UPKEEP_INTERVAL_MS).unref()
+      : null;
+  }
 
   static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
@@ -142,25 +129,27 @@ export class DuckDbEventStore implements EventStore {
       threads: String(options.threads ?? os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
       // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
-      // (duckdb/duckdb#25819): arms of the rebuild that all read the events through the
+      // (duckdb/duckdb#25819): arms of the fold that all read the events through the
       // same joins got values swapped between columns. Fixed on DuckDB's 1.6 line.
       disabled_optimizers: "common_subplan",
+      // No checkpoint inside a COMMIT: one that fails (a full disk) fails the COMMIT although
+      // the batch is in the log, and the caller would write it again. The store checkpoints
+      // after committing instead (checkpointIfLogIsLarge).
+      checkpoint_threshold: "1TB",
     };
     const file = path.join(dataDir, "events.duckdb");
     let instance: DuckDBInstance | null = null;
     try {
       instance = await DuckDBInstance.create(file, settings);
-      const store = new DuckDbEventStore(
+      return new DuckDbEventStore(
         file,
         instance,
         await instance.connect(),
         await instance.connect(),
         options.clock ?? systemClock,
-        options.compactAfterRows ?? COMPACT_AFTER_ROWS,
+        options.upkeepTimer ?? true,
         options.onUpkeepError ?? (() => undefined),
       );
-      await store.loadCompactionState();
-      return store;
     } catch (error) {
       instance?.closeSync();
       throw fileFailure(error, file, "opening");
@@ -190,7 +179,6 @@ export class DuckDbEventStore implements EventStore {
           ]);
         });
       }
-      await this.loadCompactionState();
     });
   }
 
@@ -200,51 +188,34 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
-    const keys = new Map<string, { websiteId: number; dayNumber: number }>();
-    for (const event of events) {
-      const dayNumber = dayNumberOf(event);
-      keys.set(`${event.websiteId}:${dayNumber}`, { websiteId: event.websiteId, dayNumber });
-    }
-    for (const [key, { websiteId, dayNumber }] of keys) {
-      if (!this.days.has(key)) this.days.set(key, await this.loadDay(websiteId, dayNumber));
-    }
     if (!this.geoCodes) {
       const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
       this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
     }
     const knownCodes = this.geoCodes;
-    this.places ??= await this.loadNumbers("places", "geo");
-    this.statValues ??= await this.loadNumbers("stat_values", "value");
+    this.places ??= await this.loadNumbers();
     this.texts ??= await this.loadTexts();
-    const { places, statValues, texts } = this;
+    const { places, texts } = this;
     const placeNumbers = numberPlaces(events, places);
-    const folder = new BatchFolder(events.length, (websiteId, dayNumber) =>
-      this.day(`${websiteId}:${dayNumber}`),
+    const textColumns = NUMBERED_TEXT.map((field, index) =>
+      textNumbers(events, READ_TEXT[field], texts[index] as StringNumbers),
     );
-    for (let index = 0; index < events.length; index++) {
-      // Folding runs on the event loop: a yield as often as the appender's, for the same reason.
-      if (index > 0 && index % CHUNK_ROWS === 0) await setImmediatePromise();
-      folder.add(events[index] as StoredEvent, index);
-    }
-    const folded = folder.result();
-    const valueIds = Uint32Array.from(folded.deltas, (delta) => statValues.numberOf(delta.value));
-    const rows = eventColumns(events, folded.visitorNumbers, placeNumbers, texts);
     const newPlaces = places.takeAdded();
-    const newValues = statValues.takeAdded();
     const newTexts = texts.map((numbers) => numbers.takeAdded());
-    const today = Math.floor(this.clock.now().getTime() / DAY_MS);
+    const now = this.clock.now();
     const added: string[] = [];
     try {
       await this.inTransaction(async () => {
-        await appendColumns(await this.writer.createAppender("events"), EVENT_TYPES, rows);
-        for (const [table, numbered] of [
-          ["places", newPlaces],
-          ["stat_values", newValues],
-        ] as const) {
-          if (numbered.length === 0) continue;
-          await appendColumns(await this.writer.createAppender(table), NUMBERED_TYPES, [
-            Uint32Array.from(numbered, ([, id]) => id),
-            numbered.map(([text]) => text),
+        const numbered = await numberVisitors(this.writer, events);
+        await appendColumns(
+          await this.writer.createAppender("events"),
+          EVENT_TYPES,
+          eventColumns(events, numbered.visitors, textColumns, placeNumbers),
+        );
+        if (newPlaces.length > 0) {
+          await appendColumns(await this.writer.createAppender("places"), NUMBERED_TYPES, [
+            Uint32Array.from(newPlaces, ([, id]) => id),
+            newPlaces.map(([text]) => text),
           ]);
         }
         const newTextRows = newTexts.flatMap((added, field) =>
@@ -266,46 +237,55 @@ export class DuckDbEventStore implements EventStore {
           added.push(code);
         }
         // Every day's, as its salt may be used again (by the next request of an import).
-        const ids = folded.newIds;
-        if (ids.length > 0) {
+        const ids = numbered.newIds;
+        if (ids.numbers.length > 0) {
           await appendColumns(await this.writer.createAppender("visitor_ids"), ID_TYPES, [
-            Int32Array.from(ids, (id) => id.websiteId),
-            Int32Array.from(ids, (id) => dayNumberFromString(id.day)),
-            BigUint64Array.from(ids, (id) => id.hash),
-            Uint32Array.from(ids, (id) => id.number),
-            new Int32Array(ids.length).fill(today),
+            ids.websiteIds,
+            ids.days,
+            ids.hashes,
+            ids.numbers,
+            new Int32Array(ids.numbers.length).fill(dayNumberOf(now)),
           ]);
         }
-        const { deltas } = folded;
-        await appendColumns(await this.writer.createAppender("daily_stats_deltas"), DELTA_TYPES, [
-          Int32Array.from(deltas, (delta) => delta.websiteId),
-          Uint8Array.from(deltas, (delta) => delta.statId),
-          Int32Array.from(deltas, (delta) => dayNumberFromString(delta.day)),
-          valueIds,
-          int64Column(deltas.length, (row) => (deltas[row] as Delta).count),
+        // The batch's days: their numbers given so far, written now, open (not folded).
+        await this.writer.run(
+          "DELETE FROM event_days WHERE (website_id, day) IN (SELECT DISTINCT website_id, day FROM batch_visitors)",
+        );
+        const days = numbered.days;
+        await appendColumns(await this.writer.createAppender("event_days"), DAY_TYPES, [
+          Int32Array.from(days, (day) => day.websiteId),
+          Int32Array.from(days, (day) => day.day),
+          Uint32Array.from(days, (day) => day.visitors),
+          int64Column(days.length, () => Math.floor(now.getTime() / 1000)),
+          new Uint8Array(days.length),
         ]);
       });
     } catch (error) {
-      for (const key of keys.keys()) this.forgetDay(key); // their memory now runs ahead of storage
       places.forget(newPlaces);
-      statValues.forget(newValues);
       texts.forEach((numbers, field) => {
         numbers.forget(newTexts[field] ?? []);
       });
       throw error;
     }
     for (const code of added) knownCodes.add(code);
-    for (const key of keys.keys()) this.touch(key);
-    this.uncompactedRows += folded.deltas.length;
     // The batch is committed: a failure from here on must not fail the insert, or the
-    // caller would write the batch again. Upkeep is retried by the next insert; a fatal
-    // error (a checkpoint that found the disk full) fails the next call on this store.
+    // caller would write the batch again. A fatal one fails the next call on this store.
     try {
-      if (this.uncompactedRows >= this.compactAfterRows) await this.compact();
-      await this.pruneVisitorIds(today);
+      await this.checkpointIfLogIsLarge();
     } catch (error) {
       this.onUpkeepError(translateDuckDbError(error, this.file));
     }
+  }
+
+  /** Writes the log into the file once it holds CHECKPOINT_LOG_BYTES (DuckDB's own threshold). */
+  private async checkpointIfLogIsLarge(): Promise<void> {
+    let size = 0;
+    try {
+      size = fs.statSync(`${this.file}.wal`).size;
+    } catch {
+      return; // no log
+    }
+    if (size >= CHECKPOINT_LOG_BYTES) await this.writer.run("CHECKPOINT");
   }
 
   queryStat(query: StatsQuery): Promise<StatsPage> {
@@ -313,7 +293,15 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async readStat(query: StatsQuery): Promise<StatsPage> {
-    const { page, total } = statQuerySql(query, this.weeksRolledBefore);
+    // Read first: a fold committed in between only moves a day from the events to
+    // daily_stats, which this query then still counts from the events, to the same sums.
+    const open = await this.reader.runAndReadAll(
+      `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
+       WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
+      [query.websiteId, query.from, query.to],
+    );
+    const openDays = open.getRowObjects().map((row) => String(row.day));
+    const { page, total } = statQuerySql(query, openDays);
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
@@ -323,39 +311,100 @@ export class DuckDbEventStore implements EventStore {
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
   }
 
+  /** Folds every day again from the raw events, of one website or of all. */
   rebuildAggregates(websiteId?: number): Promise<void> {
     return this.translated(
       this.serialised(() =>
         this.inTransaction(async () => {
-          const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+          const scope: FoldScope = websiteId === undefined ? "all" : "website";
           const params = websiteId === undefined ? [] : [websiteId];
-          // Weeks already rolled up are rolled up again from the rebuilt days.
-          const weeksBefore = this.weeksRolledBefore;
-          for (const table of AGGREGATE_TABLES) await this.writer.run(`DELETE FROM ${table}${where}`, params);
-          const [rebuild, ...numberAndInsert] = rebuildSql(websiteId !== undefined);
-          await this.writer.run(rebuild as string, params);
-          for (const statement of numberAndInsert) await this.writer.run(statement);
-          this.statValues = null; // values new to the rebuild were numbered in SQL: read them again
-          await this.writer.run(rollUpWeeksSql(websiteId !== undefined), [
-            ROLLED_NOTHING,
-            weeksBefore,
-            ...params,
-          ]);
+          const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+          await this.writer.run(`DELETE FROM daily_stats${where}`, params);
+          await this.fold(scope, params);
+          await this.writer.run(`UPDATE event_days SET folded = true${where}`, params);
         }),
       ),
     );
   }
 
+  /**
+   * Folds the days that ended and have not been written for SETTLE_MS, then, once a day,
+   * deletes the visitor ids no salt can ask for any more. The store's timer calls it; tests
+   * call it directly.
+   */
+  upkeep(): Promise<void> {
+    this.upkeepRun ??= this.runUpkeep().finally(() => {
+      this.upkeepRun = null;
+    });
+    return this.upkeepRun;
+  }
+
+  private async runUpkeep(): Promise<void> {
+    const now = this.clock.now().getTime();
+    const settled = await this.serialised(() =>
+      this.writer.runAndReadAll(
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
+         WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
+        [dayString(Math.floor(now / DAY_MS)), new Date(now - SETTLE_MS).toISOString()],
+      ),
+    );
+    for (const row of settled.getRowObjects()) {
+      await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
+    }
+    if (this.closing) return;
+    await this.translated(this.serialised(() => this.pruneVisitorIds(Math.floor(now / DAY_MS))));
+  }
+
+  /**
+   * Folds one website's day a statistic at a time, each in a transaction of its own, so an
+   * insert waits for one statistic's fold at most (a whole day of a website with 100
+   * million events a month takes seconds). The day is marked folded only if no write came
+   * since `written` (epoch seconds): one that did opened it again, and queries go on
+   * counting it from its events until the next fold.
+   */
+  private async foldDay(websiteId: number, day: string, written: number): Promise<void> {
+    const scope = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
+    for (const stat of STATS) {
+      if (this.closing) return; // the day stays open, and is folded after the next start
+      await this.serialised(() =>
+        this.inTransaction(async () => {
+          await this.writer.run(
+            "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
+            [websiteId, day, stat.id],
+          );
+          await this.fold("day", scope, [stat]);
+        }),
+      );
+    }
+    await this.serialised(() =>
+      this.writer.run(
+        `UPDATE event_days SET folded = true
+         WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
+        [websiteId, day, written],
+      ),
+    );
+  }
+
+  /** Runs the fold's statements (aggregate-sql.ts), the first with the scope's parameters. */
+  private async fold(
+    scope: FoldScope,
+    params: (string | number)[],
+    stats?: readonly StatDefinition[],
+  ): Promise<void> {
+    const [count, ...rest] = foldSql(scope, stats);
+    await this.writer.run(count as string, params);
+    for (const statement of rest) await this.writer.run(statement);
+  }
+
   deleteWebsite(websiteId: number): Promise<void> {
     return this.translated(
-      this.serialised(async () => {
-        await this.inTransaction(async () => {
-          for (const table of ["events", ...AGGREGATE_TABLES, "visitor_ids"]) {
+      this.serialised(() =>
+        this.inTransaction(async () => {
+          for (const table of WEBSITE_TABLES) {
             await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
           }
-        });
-        for (const key of [...this.days.keys()]) if (key.startsWith(`${websiteId}:`)) this.forgetDay(key);
-      }),
+        }),
+      ),
     );
   }
 
@@ -420,21 +469,21 @@ export class DuckDbEventStore implements EventStore {
     await this.translated(this.serialised(() => this.writer.run("CHECKPOINT")));
   }
 
-  /**
-   * Waits for the writes under way, then closes. The deltas not merged yet stay for the
-   * next start (queries read them, and the next compaction merges them): merging now would
-   * free blocks that nothing written afterwards reuses, leaving the stopped file larger.
-   */
+  /** Stops the upkeep, waits for the writes under way, then closes. Days still open stay open for the next start. */
   async close(): Promise<void> {
+    // The upkeep first: a query still running on a connection being closed never returns.
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.upkeepRun?.catch(() => undefined);
     await this.serialised(async () => undefined).catch(() => undefined);
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
   }
 
-  /** The numbers of a table of numbered strings (`id`, `column`). */
-  private async loadNumbers(table: "places" | "stat_values", column: string): Promise<StringNumbers> {
-    const rows = await this.writer.runAndReadAll(`SELECT id, ${column} AS text FROM ${table}`);
+  /** The numbers of the city values in places. */
+  private async loadNumbers(): Promise<StringNumbers> {
+    const rows = await this.writer.runAndReadAll("SELECT id, geo AS text FROM places");
     return new StringNumbers(rows.getRowObjects().map((row) => [String(row.text), Number(row.id)]));
   }
 
@@ -451,130 +500,17 @@ export class DuckDbEventStore implements EventStore {
     );
   }
 
-  /** Rebuilds a day's memory from its stored events and recent visitor ids. */
-  private async loadDay(websiteId: number, dayNumber: number): Promise<VisitorDay> {
-    const day = new VisitorDay(dayString(dayNumber));
-    const from = new Date(dayNumber * DAY_MS).toISOString();
-    const to = new Date((dayNumber + 1) * DAY_MS).toISOString();
-    const ids = await this.writer.runAndReadAll(
-      "SELECT hash, visitor FROM visitor_ids WHERE website_id = $1 AND day = CAST($2 AS DATE)",
-      [websiteId, day.day],
-    );
-    for (const row of ids.getRowObjects()) day.remember(BigInt(row.hash as bigint), Number(row.visitor));
-    const stored = await this.writer.runAndReadAll(
-      `SELECT visitor, kind, CAST(hour(ts) AS INTEGER) AS hour, ${VISITOR_COLUMNS.map((c) => c.column).join(", ")}
-       FROM events_view WHERE website_id = $1 AND ts >= CAST($2 AS TIMESTAMP) AND ts < CAST($3 AS TIMESTAMP)
-       ORDER BY ts, seq`,
-      [websiteId, from, to],
-    );
-    for (const row of stored.getRowObjects()) {
-      const number = Number(row.visitor);
-      if (Number(row.kind) === EVENT_KIND_CODES.pageview) {
-        day.pageview(
-          number,
-          Number(row.hour),
-          VISITOR_COLUMNS.map((c) => String(row[c.column])),
-        );
-      } else {
-        day.reserve(number);
-      }
-    }
-    this.rememberedVisitors += day.visitors;
-    return day;
-  }
-
-  private day(key: string): VisitorDay {
-    const day = this.days.get(key);
-    if (!day) throw new Error(`day ${key} was not loaded`);
-    return day;
-  }
-
-  /** Marks a day most recently used and forgets the least recently used beyond the limit. */
-  private touch(key: string): void {
-    const day = this.days.get(key);
-    if (!day) return;
-    this.days.delete(key);
-    this.days.set(key, day);
-    this.rememberedVisitors = [...this.days.values()].reduce((sum, d) => sum + d.visitors, 0);
-    for (const oldest of this.days.keys()) {
-      if (this.rememberedVisitors <= MAX_REMEMBERED_VISITORS || oldest === key) break;
-      this.forgetDay(oldest);
-    }
-  }
-
-  private forgetDay(key: string): void {
-    const day = this.days.get(key);
-    if (!day) return;
-    this.days.delete(key);
-    this.rememberedVisitors -= day.visitors;
-  }
-
-  /**
-   * Merges the deltas into daily_stats_recent, then moves its days older than yesterday
-   * into daily_stats, but for the newest of them: an import in time order may still be
-   * filling that day. Live traffic and imports in time order so move each day once, as one
-   * row per value; whole weeks moved are then rolled up into weekly_stats.
-   */
-  private async compact(): Promise<void> {
-    if (this.uncompactedRows === 0) return;
-    const yesterday = dayString(Math.floor(this.clock.now().getTime() / DAY_MS) - 1);
-    let rolledUpTo: string | null = null;
-    await this.inTransaction(async () => {
-      for (const statement of MERGE_DELTAS_SQL) await this.writer.run(statement);
-      const days = (await this.writer.runAndReadAll(RECENT_DAYS_SQL))
-        .getRowObjects()
-        .map((row) => String(row.day));
-      const older = days.filter((day) => day < yesterday); // newest first
-      if (older.length < 2) return;
-      const moveBefore = older[0] as string;
-      await this.writer.run(MOVE_DAYS_SQL.insert, [moveBefore]);
-      await this.writer.run(LATE_WEEKLY_SQL, [moveBefore, this.weeksRolledBefore]);
-      await this.writer.run(MOVE_DAYS_SQL.delete, [moveBefore]);
-      // Every week that ends before the move's bound now has all its days in daily_stats.
-      const rolledBefore = this.weeksRolledBefore;
-      const rollBefore = dayString(mondayOf(dayNumberFromString(moveBefore)));
-      if (rollBefore > rolledBefore) {
-        await this.writer.run(rollUpWeeksSql(false), [rolledBefore, rollBefore]);
-        rolledUpTo = rollBefore;
-      }
-    });
-    if (rolledUpTo) this.weeksRolledBefore = rolledUpTo;
-    // Write the merge out now, so the blocks it freed are reused by the next batches
-    // instead of accumulating as free space in the file.
-    await this.writer.run("CHECKPOINT");
-    this.uncompactedRows = 0;
-  }
-
-  /**
-   * Reads what compaction goes on from, on opening and after migrating: the roll-up's
-   * bound (see WEEKS_BEFORE_SQL; a compaction must never start from an earlier bound than
-   * the file's, or it would roll weeks up twice) and the deltas not merged yet (a stopped
-   * store leaves them, see close()). A file not migrated yet has neither.
-   */
-  private async loadCompactionState(): Promise<void> {
-    const tables = await this.writer.runAndReadAll(
-      "SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'weekly_stats'",
-    );
-    if (Number(tables.getRowObjects()[0]?.n ?? 0) === 0) return;
-    const result = await this.writer.runAndReadAll(
-      `SELECT strftime(${WEEKS_BEFORE_SQL}, '%Y-%m-%d') AS day, (SELECT count(*) FROM daily_stats_deltas) AS deltas`,
-    );
-    const row = result.getRowObjects()[0];
-    this.weeksRolledBefore = String(row?.day ?? ROLLED_NOTHING);
-    this.uncompactedRows = Number(row?.deltas ?? 0);
-  }
-
   /**
    * Once a day, deletes the visitor ids of days whose salts are surely gone: days before
-   * yesterday with no number written for three days (a salt lives 48 hours past its last
-   * use, and a write follows the use; see visitor-hasher.ts). A hash whose salt is gone can
-   * never be computed again, so its number would never be asked for.
+   * yesterday not written for three days (a salt lives 48 hours past its last use, and a
+   * write follows the use; see visitor-hasher.ts). A hash whose salt is gone can never be
+   * computed again, so its number would never be asked for.
    */
   private async pruneVisitorIds(today: number): Promise<void> {
     if (today <= this.prunedOn) return;
     await this.writer.run(
       `DELETE FROM visitor_ids WHERE day < CAST($1 AS DATE) AND (website_id, day) IN (
-         SELECT website_id, day FROM visitor_ids GROUP BY ALL HAVING max(written) < CAST($2 AS DATE))`,
+         SELECT website_id, day FROM event_days WHERE written < CAST($2 AS DATE))`,
       [dayString(today - 1), dayString(today - 2)],
     );
     this.prunedOn = today;
@@ -606,12 +542,16 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
-/** The events table's columns, in its order (EVENT_TYPES), numbering text new to `texts` (one per NUMBERED_TEXT field). */
+function dayNumberFromString(day: string): number {
+  return Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+}
+
+/** The events table's columns, in its order (EVENT_TYPES): the text and places already numbered. */
 function eventColumns(
   events: readonly StoredEvent[],
   visitors: Uint32Array<ArrayBuffer>,
+  texts: readonly Column[],
   places: Uint32Array<ArrayBuffer>,
-  texts: readonly StringNumbers[],
 ): Column[] {
   return [
     Int32Array.from(events, (event) => event.websiteId),
@@ -619,9 +559,7 @@ function eventColumns(
     visitors,
     Uint8Array.from(events, (event) => EVENT_KIND_CODES[event.kind]),
     Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
-    ...NUMBERED_TEXT.map((field, index) =>
-      textNumbers(events, READ_TEXT[field], texts[index] as StringNumbers),
-    ),
+    ...texts,
     places,
   ];
 }

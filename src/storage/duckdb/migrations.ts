@@ -6,18 +6,12 @@
 //   `geo` is the city value (`US:Boston`), or `US:` when only the country is known: country
 //   and continent follow from the code through `geo_names`, so they take no space per event.
 // - events_view: the events with city, country and continent as the statistics name them.
-// - daily_stats_deltas (version 2): what each batch adds per (website, statistic, day,
-//   value), appended with the batch's events. Now and then the deltas are merged into
-//   daily_stats_recent, one row per (website, statistic, day, value): counts of known
-//   values are updated in place (only the count column is rewritten, so the file does not
-//   fill with freed blocks), new values appended. Days older than yesterday then move into
-//   daily_stats, which is only ever appended to. Queries sum all of them. No index: it
-//   would cost more space than the events. (In version 1, daily_stats_recent held the
-//   deltas too, merged by rewriting the whole table.)
-// - weekly_stats (version 2): whole weeks (Monday to Sunday) of daily_stats summed per
-//   value, for every week before the store's roll-up bound (see WEEKS_BEFORE_SQL). A 30-day
-//   window then reads a value's row per week instead of seven, so reading a statistic
-//   grows far less with traffic. Rows moved later into a rolled week are added to it too.
+// - daily_stats: per (website, statistic, day, value), the statistic's count, as the fold
+//   computed it from the day's raw events (aggregate-sql.ts) once the day settled; read for
+//   the days event_days marks folded. No index: it would cost more space than the events.
+//   (Versions 2-6 kept a tier of batch deltas, a tier of recent days and weekly roll-ups
+//   beside it, maintained by a second, incremental implementation of every statistic;
+//   version 7 sums them into this one table.)
 // - places (version 3): each city value (`US:Boston`, or `US:`) once, with a number; events
 //   store the number in `place` and leave `geo` empty, which saves about a byte per event
 //   (a number packs into a few bits, strings do not). Events stored before version 3 keep
@@ -37,7 +31,12 @@
 // - visitor_ids: which visitor hash has which number, kept for the days whose salts may still
 //   exist (today, yesterday, and days written in the last two days: an import's days), so a
 //   restart or the next request of an import goes on numbering the same visitors. Version 6
-//   adds the day each number was written, which says when a day's numbers can go.
+//   adds the day each number was written.
+// - event_days (version 7): per website and day with events, how many visitor numbers the
+//   day has given (the next new visitor's number), when it was last written (which says when
+//   its visitor ids can go, and when it has settled), and whether daily_stats holds its fold;
+//   a write marks it not folded until the next fold. place_names (version 7): each place's
+//   city, country and continent, so statistics join a place's names per place, not per event.
 
 /** The events' text columns numbered by version 5, in table order; a field's number in text_values is its index. */
 const NUMBERED_TEXT_V5 = [
@@ -272,5 +271,46 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
     sql: `
       ALTER TABLE visitor_ids ADD COLUMN written DATE;
       UPDATE visitor_ids SET written = day;`,
+  },
+  {
+    version: 7,
+    name: "event_days; daily_stats alone, folded by the engine",
+    sql: `
+      CREATE TABLE event_days (
+        website_id INTEGER NOT NULL,
+        day DATE NOT NULL,
+        visitors UINTEGER NOT NULL,
+        written TIMESTAMP_S NOT NULL,
+        folded BOOLEAN NOT NULL
+      );
+      -- Every stored day, folded: the aggregates of version 6 were exact for every day.
+      INSERT INTO event_days
+        SELECT e.website_id, e.day, e.visitors, CAST(coalesce(w.written, e.day) AS TIMESTAMP_S), true
+        FROM (SELECT website_id, CAST(ts AS DATE) AS day, CAST(max(visitor) + 1 AS UINTEGER) AS visitors FROM events GROUP BY ALL) e
+          LEFT JOIN (SELECT website_id, day, max(written) AS written FROM visitor_ids GROUP BY ALL) w USING (website_id, day)
+        ORDER BY e.website_id, e.day;
+      -- One row per (website, statistic, day, value): the sum of what the tiers held.
+      CREATE TABLE daily_stats_folded (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        day DATE NOT NULL,
+        value_id UINTEGER NOT NULL,
+        count BIGINT NOT NULL
+      );
+      INSERT INTO daily_stats_folded
+        SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) FROM (
+          SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent UNION ALL SELECT * FROM daily_stats_deltas
+        ) GROUP BY ALL HAVING sum(count) <> 0 ORDER BY website_id, stat, value_id, day;
+      DROP TABLE daily_stats;
+      DROP TABLE daily_stats_recent;
+      DROP TABLE daily_stats_deltas;
+      DROP TABLE weekly_stats;
+      ALTER TABLE daily_stats_folded RENAME TO daily_stats;
+      CREATE VIEW place_names AS
+        SELECT p.id, CASE WHEN p.geo LIKE '%:' THEN '' ELSE p.geo END AS city,
+          coalesce(n.country, '') AS country, coalesce(n.continent, '') AS continent
+        FROM places p LEFT JOIN (
+          SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
+        ) n ON n.code = split_part(p.geo, ':', 1);`,
   },
 ];
