@@ -6,7 +6,7 @@
 // the aggregates are only ever what the engine computed from the events, and a store cannot
 // disagree with its own rebuild.
 
-import { type Dimension, type RowFilter, STATS, type StatDefinition } from "../../stats/catalog.js";
+import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
@@ -50,34 +50,23 @@ function namedSql(counts: string): string {
 }
 
 /**
- * Which events a fold counts: every website's, one website's (`$1`), or one website's day
- * (`$1`, from `$2` to before `$3`, so the scan skips the rest of the table).
+ * A statistic's fold of one website's day, in order: its counts of the day's events (`$1`
+ * the website, from `$2` to before `$3`, so the scan skips the rest of the table) into a
+ * temporary table, the values not numbered yet added to stat_values, and the counts by value
+ * number into daily_stats (which the caller has emptied for that day and statistic).
  */
-export type FoldScope = "all" | "website" | "day";
-
-const SCOPE_WHERE: Record<FoldScope, string> = {
-  all: "true",
-  website: "e.website_id = CAST($1 AS INTEGER)",
-  day: "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS TIMESTAMP) AND e.ts < CAST($3 AS TIMESTAMP)",
-};
-
-/**
- * The fold of `stats`, in order: their counts of the scope's events into a temporary table,
- * the values not numbered yet added to stat_values, and the counts by value number into
- * daily_stats (which the caller has emptied for the scope and those statistics). The first
- * statement takes the scope's parameters.
- */
-export function foldSql(scope: FoldScope, stats: readonly StatDefinition[] = STATS): string[] {
-  const parts = stats.map((stat) => statCountsSql(stat, SCOPE_WHERE[scope]));
+export function foldSql(stat: StatDefinition): string[] {
+  const day =
+    "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS TIMESTAMP) AND e.ts < CAST($3 AS TIMESTAMP)";
   const named = namedSql("SELECT * FROM folded");
   return [
-    `CREATE OR REPLACE TEMP TABLE folded AS\n${parts.join("\nUNION ALL\n")}`,
+    `CREATE OR REPLACE TEMP TABLE folded AS ${statCountsSql(stat, day)}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
        FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
     `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
        SELECT r.website_id, r.stat, r.day, v.id, r.count FROM ${named} r JOIN stat_values v USING (value)
-       ORDER BY r.website_id, r.stat, v.id, r.day`,
+       ORDER BY v.id`,
     "DROP TABLE folded",
   ];
 }

@@ -26,7 +26,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { STATS, type StatDefinition } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { type FoldScope, foldSql, statQuerySql } from "./aggregate-sql.js";
+import { foldSql, statQuerySql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -311,20 +311,32 @@ export class DuckDbEventStore implements EventStore {
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
   }
 
-  /** Folds every day again from the raw events, of one website or of all. */
+  /**
+   * Folds every day again from the raw events, of one website or of all, a day and a
+   * statistic at a time as the upkeep does: one statement over every event needed more than
+   * DuckDB's memory limit at 100 million events.
+   */
   rebuildAggregates(websiteId?: number): Promise<void> {
-    return this.translated(
-      this.serialised(() =>
-        this.inTransaction(async () => {
-          const scope: FoldScope = websiteId === undefined ? "all" : "website";
-          const params = websiteId === undefined ? [] : [websiteId];
-          const where = websiteId === undefined ? "" : " WHERE website_id = $1";
-          await this.writer.run(`DELETE FROM daily_stats${where}`, params);
-          await this.fold(scope, params);
-          await this.writer.run(`UPDATE event_days SET folded = true${where}`, params);
-        }),
-      ),
-    );
+    return this.translated(this.refold(websiteId));
+  }
+
+  private async refold(websiteId?: number): Promise<void> {
+    const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+    const params = websiteId === undefined ? [] : [websiteId];
+    const days = await this.serialised(async () => {
+      // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
+      await this.writer.run(
+        `DELETE FROM daily_stats WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${where ? ` AND website_id = $1` : ""}`,
+        params,
+      );
+      return this.writer.runAndReadAll(
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days${where} ORDER BY day, website_id`,
+        params,
+      );
+    });
+    for (const row of days.getRowObjects()) {
+      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
+    }
   }
 
   /**
@@ -363,7 +375,7 @@ export class DuckDbEventStore implements EventStore {
    * counting it from its events until the next fold.
    */
   private async foldDay(websiteId: number, day: string, written: number): Promise<void> {
-    const scope = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
+    const range = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
     for (const stat of STATS) {
       if (this.closing) return; // the day stays open, and is folded after the next start
       await this.serialised(() =>
@@ -372,7 +384,7 @@ export class DuckDbEventStore implements EventStore {
             "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
             [websiteId, day, stat.id],
           );
-          await this.fold("day", scope, [stat]);
+          await this.fold(range, stat);
         }),
       );
     }
@@ -385,14 +397,10 @@ export class DuckDbEventStore implements EventStore {
     );
   }
 
-  /** Runs the fold's statements (aggregate-sql.ts), the first with the scope's parameters. */
-  private async fold(
-    scope: FoldScope,
-    params: (string | number)[],
-    stats?: readonly StatDefinition[],
-  ): Promise<void> {
-    const [count, ...rest] = foldSql(scope, stats);
-    await this.writer.run(count as string, params);
+  /** Runs a statistic's fold of a website's day (aggregate-sql.ts), the first statement with `range`. */
+  private async fold(range: (string | number)[], stat: StatDefinition): Promise<void> {
+    const [count, ...rest] = foldSql(stat);
+    await this.writer.run(count as string, range);
     for (const statement of rest) await this.writer.run(statement);
   }
 
