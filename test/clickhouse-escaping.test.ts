@@ -1,7 +1,8 @@
 // The one escaping function of the ClickHouse store (ClickHouse 18.16 has no query
 // parameters), against the real server: hostile strings written as literals, stored as
 // event data and used as search needles must come back unchanged, as data, and match
-// exactly themselves. Needs the test cluster (.ci/run).
+// exactly themselves. On the configured ClickHouse (.ci/run: 18.16) and on a current engine
+// (chdb).
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -10,9 +11,7 @@ import { statByName } from "../src/stats/catalog.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
 import { sqlIdentifier, sqlValue } from "../src/storage/clickhouse/sql-escape.js";
 import type { StoredEvent } from "../src/storage/ports.js";
-import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
-
-const missing = clickhouseMissing();
+import { CLICKHOUSE_ENGINES, provisionClickHouse } from "./support/event-stores.js";
 
 const HOSTILE = [
   "it's",
@@ -37,107 +36,116 @@ const HOSTILE = [
   "a".repeat(2048),
 ];
 
-describe("ClickHouse SQL escaping", { skip: missing ?? false }, () => {
-  const client = createClient({ url: CLICKHOUSE_URLS[0] ?? "http://127.0.0.1:8123" });
-  after(() => client.close());
+for (const engine of CLICKHOUSE_ENGINES) {
+  describe(`ClickHouse SQL escaping (${engine.name})`, { skip: engine.skip }, () => {
+    let client: ReturnType<typeof createClient>;
+    before(async () => {
+      client = createClient({ url: engine.skip ? "http://127.0.0.1:8123" : (await engine.urls())[0] });
+    });
+    after(() => client?.close());
 
-  it("writes literals the server reads back as exactly the same string", async () => {
-    for (const value of HOSTILE) {
+    it("writes literals the server reads back as exactly the same string", async () => {
+      for (const value of HOSTILE) {
+        const result = await client.query({
+          query: `SELECT ${sqlValue(value)} AS v, length(${sqlValue(value)}) AS bytes`,
+          format: "JSONEachRow",
+        });
+        const [row] = await result.json<{ v: string; bytes: string }>();
+        assert.equal(row?.v, value, JSON.stringify(value));
+        assert.equal(Number(row?.bytes), Buffer.byteLength(value), JSON.stringify(value));
+      }
+    });
+
+    it("writes numbers and bigints as plain literals and refuses what is not a finite number", async () => {
       const result = await client.query({
-        query: `SELECT ${sqlValue(value)} AS v, length(${sqlValue(value)}) AS bytes`,
+        query: `SELECT ${sqlValue(-12.5)} AS a, ${sqlValue(18446744073709551615n)} AS b, ${sqlValue(true)} AS c`,
         format: "JSONEachRow",
       });
-      const [row] = await result.json<{ v: string; bytes: string }>();
-      assert.equal(row?.v, value, JSON.stringify(value));
-      assert.equal(Number(row?.bytes), Buffer.byteLength(value), JSON.stringify(value));
-    }
-  });
-
-  it("writes numbers and bigints as plain literals and refuses what is not a finite number", async () => {
-    const result = await client.query({
-      query: `SELECT ${sqlValue(-12.5)} AS a, ${sqlValue(18446744073709551615n)} AS b, ${sqlValue(true)} AS c`,
-      format: "JSONEachRow",
+      assert.deepEqual(await result.json(), [{ a: -12.5, b: "18446744073709551615", c: 1 }]);
+      for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) assert.throws(() => sqlValue(bad));
     });
-    assert.deepEqual(await result.json(), [{ a: -12.5, b: "18446744073709551615", c: 1 }]);
-    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) assert.throws(() => sqlValue(bad));
+
+    it("accepts only plain identifiers as names", () => {
+      assert.equal(sqlIdentifier("analytics_test_1").text, "analytics_test_1");
+      for (const bad of ["", "a-b", "a b", "a`b", "a;DROP", "1abc", "a.b"])
+        assert.throws(() => sqlIdentifier(bad));
+    });
   });
 
-  it("accepts only plain identifiers as names", () => {
-    assert.equal(sqlIdentifier("analytics_test_1").text, "analytics_test_1");
-    for (const bad of ["", "a-b", "a b", "a`b", "a;DROP", "1abc", "a.b"])
-      assert.throws(() => sqlIdentifier(bad));
-  });
-});
+  describe(`hostile strings as event data (${engine.name})`, { skip: engine.skip }, () => {
+    let store: ClickHouseEventStore;
+    let dispose: () => Promise<void>;
+    const events: StoredEvent[] = HOSTILE.map((value, i) => ({
+      websiteId: 7,
+      ts: new Date(Date.UTC(2026, 3, 1, 12, 0, i)),
+      visitor: BigInt(i + 1),
+      kind: "pageview",
+      isVisit: true,
+      page: value,
+      referrer: value,
+      campaign: value,
+      browser: value,
+      os: value,
+      device: value,
+      resolution: value,
+      language: value,
+      country: value,
+      city: value,
+      continent: value,
+      event: "",
+    }));
 
-describe("hostile strings as event data", { skip: missing ?? false }, () => {
-  let store: ClickHouseEventStore;
-  let dispose: () => Promise<void>;
-  const events: StoredEvent[] = HOSTILE.map((value, i) => ({
-    websiteId: 7,
-    ts: new Date(Date.UTC(2026, 3, 1, 12, 0, i)),
-    visitor: BigInt(i + 1),
-    kind: "pageview",
-    isVisit: true,
-    page: value,
-    referrer: value,
-    campaign: value,
-    browser: value,
-    os: value,
-    device: value,
-    resolution: value,
-    language: value,
-    country: value,
-    city: value,
-    continent: value,
-    event: "",
-  }));
+    before(async () => {
+      const provisioned = await provisionClickHouse(engine);
+      dispose = provisioned.dispose;
+      store = new ClickHouseEventStore({ urls: provisioned.urls, cluster: provisioned.cluster });
+      await store.migrate();
+      await store.insert(events);
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
 
-  before(async () => {
-    const provisioned = await provisionClickHouse();
-    dispose = provisioned.dispose;
-    store = new ClickHouseEventStore({ urls: provisioned.urls, cluster: provisioned.cluster });
-    await store.migrate();
-    await store.insert(events);
-  });
-  after(async () => {
-    await store?.close();
-    await dispose?.();
-  });
+    const query = (name: string, search: string | null) => ({
+      websiteId: 7,
+      stat: statByName(name) ?? assert.fail(name),
+      from: "2026-04-01",
+      to: "2026-04-01",
+      search,
+      sortBy: "value" as const,
+      sort: "asc" as const,
+      limit: 100,
+      offset: 0,
+    });
 
-  const query = (name: string, search: string | null) => ({
-    websiteId: 7,
-    stat: statByName(name) ?? assert.fail(name),
-    from: "2026-04-01",
-    to: "2026-04-01",
-    search,
-    sortBy: "value" as const,
-    sort: "asc" as const,
-    limit: 100,
-    offset: 0,
-  });
+    it("stores and lists them unchanged", async () => {
+      assert.deepEqual(await store.listEvents(7), events);
+    });
 
-  it("stores and lists them unchanged", async () => {
-    assert.deepEqual(await store.listEvents(7), events);
-  });
+    it("counts them as statistic values unchanged", async () => {
+      for (const name of ["page", "referrer", "browser", "city"]) {
+        const page = await store.queryStat(query(name, null));
+        assert.deepEqual(
+          page.rows.map((row) => row.value).sort(),
+          [...HOSTILE].sort(),
+          `${name} values come back unchanged`,
+        );
+        assert.equal(page.total, HOSTILE.length);
+      }
+    });
 
-  it("counts them as statistic values unchanged", async () => {
-    for (const name of ["page", "referrer", "browser", "city"]) {
-      const page = await store.queryStat(query(name, null));
-      assert.deepEqual(
-        page.rows.map((row) => row.value).sort(),
-        [...HOSTILE].sort(),
-        `${name} values come back unchanged`,
-      );
-      assert.equal(page.total, HOSTILE.length);
-    }
+    it("finds each one, used as the search needle, as a literal substring", async () => {
+      for (const value of HOSTILE) {
+        const needle = value.toLowerCase();
+        const page = await store.queryStat(query("page", needle));
+        const expected = HOSTILE.filter((candidate) => candidate.toLowerCase().includes(needle)).sort();
+        assert.deepEqual(
+          page.rows.map((row) => row.value).sort(),
+          expected,
+          `search ${JSON.stringify(value)}`,
+        );
+      }
+    });
   });
-
-  it("finds each one, used as the search needle, as a literal substring", async () => {
-    for (const value of HOSTILE) {
-      const needle = value.toLowerCase();
-      const page = await store.queryStat(query("page", needle));
-      const expected = HOSTILE.filter((candidate) => candidate.toLowerCase().includes(needle)).sort();
-      assert.deepEqual(page.rows.map((row) => row.value).sort(), expected, `search ${JSON.stringify(value)}`);
-    }
-  });
-});
+}

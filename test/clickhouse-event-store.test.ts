@@ -2,7 +2,8 @@
 // must give identical answers for every statistic (sorted, searched, paged), before and
 // after rebuilding the aggregates; deleting a website removes its events and numbers at
 // once; events read back unchanged; a one-server setup (no cluster) works the same; and
-// the health check fails when ClickHouse stops answering. Needs the test cluster (.ci/run).
+// the health check fails when ClickHouse stops answering. On the configured ClickHouse
+// (.ci/run: a cluster of 18.16) and on a current engine (chdb) alike.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,12 +12,17 @@ import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { ConfigError } from "../src/config.js";
 import { STATS } from "../src/stats/catalog.js";
-import type { StatsQuery } from "../src/stats/stats-query.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import type { EventStore, StoredEvent } from "../src/storage/ports.js";
-import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
+import type { StoredEvent } from "../src/storage/ports.js";
+import {
+  CLICKHOUSE_ENGINES,
+  CLICKHOUSE_URLS,
+  clickhouseMissing,
+  provisionClickHouse,
+} from "./support/event-stores.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
+import { answers, VARIANTS, visitorPool } from "./support/stat-answers.js";
 import { createTestApp, tempDir } from "./support/test-app.js";
 
 const missing = clickhouseMissing();
@@ -28,141 +34,121 @@ function eventsOf(next: () => number, count: number, visitors: bigint[]): Stored
   return randomEvents(next, count, { start: START, days: 3, visitor: () => pick(next, visitors) });
 }
 
-/** Visitor hashes over the whole 64-bit range, 30 per website, so visitors repeat within a day. */
-function visitorPool(next: () => number): bigint[] {
-  return Array.from(
-    { length: 30 },
-    () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
-  );
-}
-
-const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">[] = [
-  { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 },
-  { search: null, sortBy: "value", sort: "asc", limit: 100, offset: 0 },
-  { search: null, sortBy: "count", sort: "asc", limit: 3, offset: 2 },
-  { search: "e", sortBy: "count", sort: "desc", limit: 100, offset: 0 },
-  { search: "%_", sortBy: "value", sort: "desc", limit: 100, offset: 0 },
-  { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
-];
-
-async function answers(store: EventStore, websiteId: number, from = "2026-01-01", to = "2026-12-31") {
-  const result: Record<string, unknown> = {};
-  for (const stat of STATS) {
-    for (const [i, variant] of VARIANTS.entries()) {
-      result[`${stat.name}/${i}`] = await store.queryStat({ websiteId, stat, from, to, ...variant });
-    }
-  }
-  return result;
-}
-
 const byTime = (a: StoredEvent, b: StoredEvent) =>
   a.ts.getTime() - b.ts.getTime() || JSON.stringify(a, replacer).localeCompare(JSON.stringify(b, replacer));
 const replacer = (_key: string, value: unknown) => (typeof value === "bigint" ? value.toString() : value);
 
-describe("ClickHouse event store", { skip: missing ?? false }, () => {
-  let duck: DuckDbEventStore;
-  let house: ClickHouseEventStore;
-  let dispose: () => Promise<void>;
-  const dir = tempDir("analytics-clickhouse-");
-  const sent: StoredEvent[] = [];
+for (const engine of CLICKHOUSE_ENGINES)
+  describe(`ClickHouse event store (${engine.name})`, { skip: engine.skip }, () => {
+    let duck: DuckDbEventStore;
+    let house: ClickHouseEventStore;
+    let dispose: () => Promise<void>;
+    const dir = tempDir("analytics-clickhouse-");
+    const sent: StoredEvent[] = [];
 
-  before(async () => {
-    const provisioned = await provisionClickHouse();
-    dispose = provisioned.dispose;
-    house = new ClickHouseEventStore({ urls: provisioned.urls, cluster: provisioned.cluster });
-    duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(new Date(START + 2.5 * 86_400_000)) });
-    await Promise.all([house.migrate(), duck.migrate()]);
-    await house.migrate(); // a second migrate changes nothing
-    const next = random(7);
-    const visitors = visitorPool(next);
-    for (let round = 0; round < 5; round++) {
-      const batch = eventsOf(next, 1 + Math.floor(next() * 400), visitors);
-      await Promise.all([house.insert(batch), duck.insert(batch)]);
-      sent.push(...batch);
-    }
-  });
-  after(async () => {
-    await house?.close();
-    await duck?.close();
-    await dispose?.();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+    before(async () => {
+      const provisioned = await provisionClickHouse(engine);
+      dispose = provisioned.dispose;
+      house = new ClickHouseEventStore({ urls: provisioned.urls, cluster: provisioned.cluster });
+      duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(new Date(START + 2.5 * 86_400_000)) });
+      await Promise.all([house.migrate(), duck.migrate()]);
+      await house.migrate(); // a second migrate changes nothing
+      const next = random(7);
+      const visitors = visitorPool(next);
+      for (let round = 0; round < 5; round++) {
+        const batch = eventsOf(next, 1 + Math.floor(next() * 400), visitors);
+        await Promise.all([house.insert(batch), duck.insert(batch)]);
+        sent.push(...batch);
+      }
+    });
+    after(async () => {
+      await house?.close();
+      await duck?.close();
+      await dispose?.();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
 
-  it("gives the embedded store's answers for every statistic, sorted, searched and paged", async () => {
-    assert.equal(await house.countEvents(), sent.length);
-    for (const websiteId of [1, 2]) {
-      assert.equal(await house.countEvents(websiteId), sent.filter((e) => e.websiteId === websiteId).length);
-      assert.deepEqual(
-        await answers(house, websiteId),
-        await answers(duck, websiteId),
-        `website ${websiteId}`,
-      );
-      const oneDay = new Date(START + 86_400_000).toISOString().slice(0, 10);
-      assert.deepEqual(
-        await answers(house, websiteId, oneDay, oneDay),
-        await answers(duck, websiteId, oneDay, oneDay),
-      );
-    }
-  });
+    it("gives the embedded store's answers for every statistic, sorted, searched and paged", async () => {
+      assert.equal(await house.countEvents(), sent.length);
+      for (const websiteId of [1, 2]) {
+        assert.equal(
+          await house.countEvents(websiteId),
+          sent.filter((e) => e.websiteId === websiteId).length,
+        );
+        assert.deepEqual(
+          await answers(house, websiteId),
+          await answers(duck, websiteId),
+          `website ${websiteId}`,
+        );
+        const oneDay = new Date(START + 86_400_000).toISOString().slice(0, 10);
+        assert.deepEqual(
+          await answers(house, websiteId, oneDay, oneDay),
+          await answers(duck, websiteId, oneDay, oneDay),
+        );
+      }
+    });
 
-  it("gives back the stored events unchanged, in time order", async () => {
-    const stored = await house.listEvents(2);
-    const expected = sent.filter((event) => event.websiteId === 2);
-    assert.deepEqual([...stored].sort(byTime), [...expected].sort(byTime));
-    for (let i = 1; i < stored.length; i++) {
-      assert.ok((stored[i - 1] as StoredEvent).ts <= (stored[i] as StoredEvent).ts, "time order");
-    }
-  });
+    it("gives back the stored events unchanged, in time order", async () => {
+      const stored = await house.listEvents(2);
+      const expected = sent.filter((event) => event.websiteId === 2);
+      assert.deepEqual([...stored].sort(byTime), [...expected].sort(byTime));
+      for (let i = 1; i < stored.length; i++) {
+        assert.ok((stored[i - 1] as StoredEvent).ts <= (stored[i] as StoredEvent).ts, "time order");
+      }
+    });
 
-  it("exports every stored event, website by website and day by day, within a range of days", async () => {
-    const batches: StoredEvent[][] = [];
-    for await (const batch of house.exportEvents()) batches.push(batch);
-    assert.ok(batches.length > 2, "one batch per website and day");
-    for (const batch of batches) {
-      const days = new Set(batch.map((event) => `${event.websiteId} ${event.ts.toISOString().slice(0, 10)}`));
-      assert.equal(days.size, 1, "a batch holds one website's day");
-    }
-    assert.deepEqual(batches.flat().sort(byTime), [...sent].sort(byTime));
+    it("exports every stored event, website by website and day by day, within a range of days", async () => {
+      const batches: StoredEvent[][] = [];
+      for await (const batch of house.exportEvents()) batches.push(batch);
+      assert.ok(batches.length > 2, "one batch per website and day");
+      for (const batch of batches) {
+        const days = new Set(
+          batch.map((event) => `${event.websiteId} ${event.ts.toISOString().slice(0, 10)}`),
+        );
+        assert.equal(days.size, 1, "a batch holds one website's day");
+      }
+      assert.deepEqual(batches.flat().sort(byTime), [...sent].sort(byTime));
 
-    const day = new Date(START + 86_400_000).toISOString().slice(0, 10);
-    const oneDay: StoredEvent[] = [];
-    for await (const batch of house.exportEvents({ websiteId: 2, from: day, to: day })) oneDay.push(...batch);
-    const expected = sent.filter((e) => e.websiteId === 2 && e.ts.toISOString().slice(0, 10) === day);
-    assert.ok(expected.length > 0);
-    assert.deepEqual(oneDay.sort(byTime), [...expected].sort(byTime));
-  });
+      const day = new Date(START + 86_400_000).toISOString().slice(0, 10);
+      const oneDay: StoredEvent[] = [];
+      for await (const batch of house.exportEvents({ websiteId: 2, from: day, to: day }))
+        oneDay.push(...batch);
+      const expected = sent.filter((e) => e.websiteId === 2 && e.ts.toISOString().slice(0, 10) === day);
+      assert.ok(expected.length > 0);
+      assert.deepEqual(oneDay.sort(byTime), [...expected].sort(byTime));
+    });
 
-  it("gives the same answers after rebuilding the aggregates of one website and of all", async () => {
-    const before1 = await answers(house, 1);
-    const before2 = await answers(house, 2);
-    await house.rebuildAggregates(1);
-    assert.deepEqual(await answers(house, 1), before1);
-    assert.deepEqual(await answers(house, 2), before2);
-    await house.rebuildAggregates();
-    assert.deepEqual(await answers(house, 1), before1);
-    assert.deepEqual(await answers(house, 2), before2);
-  });
+    it("gives the same answers after rebuilding the aggregates of one website and of all", async () => {
+      const before1 = await answers(house, 1);
+      const before2 = await answers(house, 2);
+      await house.rebuildAggregates(1);
+      assert.deepEqual(await answers(house, 1), before1);
+      assert.deepEqual(await answers(house, 2), before2);
+      await house.rebuildAggregates();
+      assert.deepEqual(await answers(house, 1), before1);
+      assert.deepEqual(await answers(house, 2), before2);
+    });
 
-  it("deletes a website's events and numbers before returning, and nothing of the others", async () => {
-    const others = await answers(house, 2);
-    await house.deleteWebsite(1);
-    assert.equal(await house.countEvents(1), 0);
-    assert.deepEqual(await house.listEvents(1), []);
-    for (const stat of STATS) {
-      const page = await house.queryStat({
-        websiteId: 1,
-        stat,
-        from: "2026-01-01",
-        to: "2026-12-31",
-        ...(VARIANTS[0] as (typeof VARIANTS)[0]),
-      });
-      assert.deepEqual(page, { rows: [], total: 0 }, stat.name);
-    }
-    assert.deepEqual(await answers(house, 2), others);
-    await house.rebuildAggregates(); // a deleted website does not come back from a rebuild
-    assert.deepEqual((await answers(house, 1))["page/0"], { rows: [], total: 0 });
+    it("deletes a website's events and numbers before returning, and nothing of the others", async () => {
+      const others = await answers(house, 2);
+      await house.deleteWebsite(1);
+      assert.equal(await house.countEvents(1), 0);
+      assert.deepEqual(await house.listEvents(1), []);
+      for (const stat of STATS) {
+        const page = await house.queryStat({
+          websiteId: 1,
+          stat,
+          from: "2026-01-01",
+          to: "2026-12-31",
+          ...(VARIANTS[0] as (typeof VARIANTS)[0]),
+        });
+        assert.deepEqual(page, { rows: [], total: 0 }, stat.name);
+      }
+      assert.deepEqual(await answers(house, 2), others);
+      await house.rebuildAggregates(); // a deleted website does not come back from a rebuild
+      assert.deepEqual((await answers(house, 1))["page/0"], { rows: [], total: 0 });
+    });
   });
-});
 
 describe("ClickHouse event store on one server (no cluster)", { skip: missing ?? false }, () => {
   it("stores, answers, rebuilds and deletes with local tables alone", async () => {

@@ -1,10 +1,12 @@
-// The event stores the contract suites run against: the embedded DuckDB store always, and a
-// ClickHouse cluster when ANALYTICS_TEST_CLICKHOUSE_URL (the comma-separated HTTP URLs of
-// its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one; otherwise those suites skip
-// and say so. Every provisioned ClickHouse store is a database of its own, dropped after.
+// The event stores the contract suites run against: the embedded DuckDB store always; a
+// ClickHouse server or cluster when ANALYTICS_TEST_CLICKHOUSE_URL (the comma-separated HTTP
+// URLs of its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one (.ci/run: Debian's
+// 18.16), otherwise those suites skip and say so; and a current ClickHouse engine (chdb,
+// one node) always. Every provisioned ClickHouse store is a database of its own, dropped after.
 
 import { randomBytes } from "node:crypto";
 import { createClient } from "@clickhouse/client";
+import { chdbMissing, chdbUrl } from "./chdb-server.js";
 
 export const CLICKHOUSE_URLS = (process.env.ANALYTICS_TEST_CLICKHOUSE_URL ?? "")
   .split(",")
@@ -40,17 +42,44 @@ export interface EventStoreUnderTest {
   provision(): Promise<ProvisionedStore>;
 }
 
-/** A fresh database on every node of the test cluster; dispose() drops it on each. */
-export async function provisionClickHouse(): Promise<ProvisionedStore> {
+/** A ClickHouse engine the suites run on: its nodes' URLs and cluster. */
+export interface ClickHouseUnderTest {
+  name: string;
+  skip: string | false;
+  urls(): Promise<string[]>;
+  cluster: string | null;
+}
+
+/** The configured server or cluster, then the current engine (chdb, one node, no cluster). */
+export const CLICKHOUSE_ENGINES: readonly ClickHouseUnderTest[] = [
+  {
+    name: "ClickHouse",
+    skip: clickhouseMissing() ?? false,
+    urls: async () => CLICKHOUSE_URLS,
+    cluster: CLICKHOUSE_CLUSTER === "" ? null : CLICKHOUSE_CLUSTER,
+  },
+  {
+    name: "current ClickHouse (chdb)",
+    skip: chdbMissing() ?? false,
+    urls: async () => [await chdbUrl()],
+    cluster: null,
+  },
+];
+
+/** A fresh database on every node of the engine (the configured one by default); dispose() drops it on each. */
+export async function provisionClickHouse(
+  engine = CLICKHOUSE_ENGINES[0] as ClickHouseUnderTest,
+): Promise<ProvisionedStore> {
   const database = `analytics_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const urls = CLICKHOUSE_URLS.map((url) => `${url}/${database}`);
-  const cluster = CLICKHOUSE_CLUSTER === "" ? null : CLICKHOUSE_CLUSTER;
+  const nodes = await engine.urls();
+  const urls = nodes.map((url) => `${url}/${database}`);
+  const cluster = engine.cluster;
   return {
     env: { ANALYTICS_CLICKHOUSE_URL: urls.join(","), ANALYTICS_CLICKHOUSE_CLUSTER: cluster ?? "" },
     urls,
     cluster,
     async dispose() {
-      for (const url of CLICKHOUSE_URLS) {
+      for (const url of nodes) {
         const client = createClient({ url });
         try {
           await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
@@ -68,5 +97,9 @@ export const EVENT_STORES: readonly EventStoreUnderTest[] = [
     skip: false,
     provision: async () => ({ env: {}, urls: [], cluster: null, dispose: async () => undefined }),
   },
-  { name: "ClickHouse", skip: clickhouseMissing() ?? false, provision: provisionClickHouse },
+  ...CLICKHOUSE_ENGINES.map((engine) => ({
+    name: engine.name,
+    skip: engine.skip,
+    provision: () => provisionClickHouse(engine),
+  })),
 ];
