@@ -50,7 +50,10 @@ export async function openEventStore(
         "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
       );
     }
-    return new ClickHouseEventStore({ urls: config.clickhouseUrl, cluster: config.clickhouseCluster });
+    return new ClickHouseEventStore(
+      { urls: config.clickhouseUrl, cluster: config.clickhouseCluster },
+      { clock },
+    );
   }
   try {
     return await DuckDbEventStore.open(config.dataDir, { clock, onUpkeepError });
@@ -69,7 +72,10 @@ export interface ServerEventStoreHooks {
   /** The embedded store failed (attempts 0), or opening it again failed. */
   onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
   onReopened?: (attempts: number) => void;
-  /** Upkeep after a committed insert failed (it is retried by the next one). */
+  /**
+   * Upkeep failed: after a committed insert (the embedded store; the next one retries it),
+   * or a round folding closed days (ClickHouse; the next round retries it).
+   */
   onUpkeepError?: (error: unknown) => void;
 }
 
@@ -92,7 +98,10 @@ export async function openServerEventStore(
     await store.close().catch(() => undefined);
     throw error;
   }
-  if (config.clickhouseUrl !== null) return store;
+  if (store instanceof ClickHouseEventStore) {
+    store.startFolding((error) => hooks.onUpkeepError?.(error)); // a server folds; commands do not
+    return store;
+  }
   return new ReopeningEventStore(store, {
     open: async () => {
       const fresh = await DuckDbEventStore.open(config.dataDir, {
