@@ -37,6 +37,10 @@ export const PAGEVIEWS_PER_DAY = STATS.find(
   (stat) => stat.measure === "rows" && stat.rows === "pageviews" && stat.dimension === "day",
 ) as StatDefinition;
 
+/** The statistic whose rows tell a fold's pageviews (any would do; this one has a row a day). */
+export const FOLD_MARKER =
+  (VISITOR_STATS.find((stat) => stat.dimension === "day") ?? VISITOR_STATS[0])?.id ?? 0;
+
 export const COUNT_ROWS = sql`count() AS hits`;
 /** Distinct visitors of a group, and the pageviews it holds (a fold's check, see migrations.ts). */
 export const COUNT_VISITORS = sql`uniqExact(visitor) AS visitors, count() AS pageviews`;

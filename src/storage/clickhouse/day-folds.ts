@@ -5,7 +5,14 @@
 
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock.js";
-import { COUNT_VISITORS, onDays, PAGEVIEWS_PER_DAY, statSelect, VISITOR_STATS } from "./aggregate-sql.js";
+import {
+  COUNT_VISITORS,
+  FOLD_MARKER,
+  onDays,
+  PAGEVIEWS_PER_DAY,
+  statSelect,
+  VISITOR_STATS,
+} from "./aggregate-sql.js";
 import type { ClickHouseNodes, NodeRunner } from "./clickhouse-nodes.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
 
@@ -28,9 +35,6 @@ const ONE_PART = {
   min_insert_block_size_bytes: "1000000000000",
 };
 
-/** Any unique-visitor statistic: every fold holds all of them, in one part. */
-const MARKER = VISITOR_STATS[0]?.id ?? 0;
-
 interface StaleDay {
   website_id: number;
   day: string;
@@ -42,7 +46,7 @@ export function staleDaysSql(db: Sql, today: string): Sql {
   const days = sql`SELECT website_id, day, sum(hits) AS pageviews FROM ${db}.row_stats_local
     WHERE stat = ${PAGEVIEWS_PER_DAY.id} AND day < toDate(${today}) GROUP BY website_id, day`;
   const folds = sql`SELECT website_id, day, sum(pageviews) FROM ${db}.visitor_counts_local
-    WHERE stat = ${MARKER} GROUP BY website_id, day, fold`;
+    WHERE stat = ${FOLD_MARKER} GROUP BY website_id, day, fold`;
   return sql`SELECT website_id, toString(day) AS day, toString(pageviews) AS pageviews FROM (
       SELECT * FROM (${days}) WHERE (website_id, day, pageviews) NOT IN (${folds}) ORDER BY day, website_id
     )`;
@@ -66,7 +70,7 @@ function foldSql(db: Sql, days: readonly StaleDay[]): Sql {
  */
 function supersededSql(db: Sql): Sql {
   const folds = sql`SELECT website_id, day, fold, max(folded_at) AS at FROM ${db}.visitor_counts_local
-    WHERE stat = ${MARKER} GROUP BY website_id, day, fold`;
+    WHERE stat = ${FOLD_MARKER} GROUP BY website_id, day, fold`;
   return sql`SELECT toString(fold) AS fold FROM (${folds}) AS each_fold ALL INNER JOIN (
       SELECT website_id, day, max(at) AS newest FROM (${folds}) GROUP BY website_id, day
     ) AS latest USING (website_id, day) WHERE at < newest AND newest < now() - ${SUPERSEDED_AFTER_S}

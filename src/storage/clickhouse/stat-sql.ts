@@ -5,7 +5,7 @@
 // it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
 
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import { COUNT_VISITORS, onDays, PAGEVIEWS_PER_DAY, statSelect } from "./aggregate-sql.js";
+import { COUNT_VISITORS, FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY, statSelect } from "./aggregate-sql.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
@@ -40,8 +40,9 @@ export function compileRowStat(query: StatsQuery, rowStats: Sql): { page: Sql; t
 
 /**
  * On one node (`db` qualifies its local tables): each day of the range with pageviews, with
- * the fold of the statistic that counted exactly the day's pageviews (the current one; of
- * equal ones the newest, which a cleanup never deletes).
+ * the fold that counted exactly the day's pageviews (the current one; of equal ones the
+ * newest, which a cleanup never deletes). A fold is one part, every statistic in it, so its
+ * marker statistic (one row a day) speaks for all.
  */
 export function visitorPlanSql(query: StatsQuery, db: Sql): Sql {
   return sql`SELECT toString(day) AS day, toString(fold) AS fold FROM (SELECT day, fold FROM (
@@ -50,7 +51,7 @@ export function visitorPlanSql(query: StatsQuery, db: Sql): Sql {
     ) AS days ANY LEFT JOIN (
       SELECT day, pageviews, argMax(fold, at) AS fold FROM (
         SELECT day, fold, sum(pageviews) AS pageviews, max(folded_at) AS at FROM ${db}.visitor_counts_local
-        WHERE ${inRange(query)} AND stat = ${query.stat.id} GROUP BY day, fold
+        WHERE ${inRange(query)} AND stat = ${FOLD_MARKER} GROUP BY day, fold
       ) GROUP BY day, pageviews
     ) AS folds USING (day, pageviews))`;
 }
