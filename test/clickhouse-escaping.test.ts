@@ -31,6 +31,9 @@ const HOSTILE = [
   "%",
   "_",
   "unicode: äöü ß 日本語 עברית 🎉 e\u0301",
+  "order \uFFFD (after every other character in UTF-16, before 😀 in UTF-8)",
+  "order 😀",
+  "order \uE000",
   "line\r\nbreak",
   "/*comment*/ SELECT 1",
   "a".repeat(2048),
@@ -132,6 +135,22 @@ for (const engine of CLICKHOUSE_ENGINES) {
           `${name} values come back unchanged`,
         );
         assert.equal(page.total, HOSTILE.length);
+      }
+    });
+
+    it("orders them as ClickHouse orders strings, counted from raw events or folded", async () => {
+      for (const fold of [false, true]) {
+        if (fold) assert.ok((await store.foldClosedDays()) > 0);
+        for (const sort of ["asc", "desc"] as const) {
+          // page is sorted by ClickHouse, city (unique visitors) by the store: the same values.
+          const byEngine = (await store.queryStat({ ...query("page", null), sort })).rows;
+          const byStore = (await store.queryStat({ ...query("city", null), sort })).rows;
+          assert.deepEqual(
+            byStore.map((row) => row.value),
+            byEngine.map((row) => row.value),
+            `${sort}, folded: ${fold}`,
+          );
+        }
       }
     });
 

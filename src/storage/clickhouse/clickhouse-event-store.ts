@@ -21,7 +21,14 @@ import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./click
 import { DayFolder } from "./day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
-import { compileRowStat, type DayPlan, pageOfCounts, visitorCountsSql, visitorPlanSql } from "./stat-sql.js";
+import {
+  compileRowStat,
+  type DayPlan,
+  type NodeCounts,
+  pageOfCounts,
+  visitorCountsSql,
+  visitorPlanSql,
+} from "./stat-sql.js";
 
 const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"] as const;
 const MUTATION_POLL_MS = 50;
@@ -99,11 +106,12 @@ export class ClickHouseEventStore implements EventStore {
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
     if (query.stat.measure === "visitors") {
-      // Each node plans its days, then counts them; the plan needs no lock, as folds never change.
+      // Each node plans its days, then counts with that plan: folds are only ever added (a
+      // replaced one is deleted 10 minutes later), so the plan still holds, with no lock.
       const counts = await this.nodes.onEachNode(async (node) => {
         const plan = await node.query<DayPlan>(visitorPlanSql(query, this.db));
         const counting = visitorCountsSql(query, this.db, plan);
-        return counting ? node.query<{ value: string; n: string }>(counting) : [];
+        return counting ? node.query<NodeCounts>(counting) : [];
       });
       return pageOfCounts(counts.flat(), query);
     }

