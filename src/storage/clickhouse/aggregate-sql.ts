@@ -50,6 +50,13 @@ export const COUNT_VISITORS = sql`uniqExact(visitor) AS visitors, count() AS pag
  * (a qualified table), over the events `where` selects.
  */
 export function statSelect(stats: readonly StatDefinition[], counted: Sql, events: Sql, where?: Sql): Sql {
+  const [only] = stats;
+  if (stats.length === 1 && only) {
+    // The same rows without ARRAY JOIN, which costs a query of today's events about 20%.
+    return sql`SELECT website_id, toUInt8(${only.id}) AS stat, day, ${valueSql(only.dimension)} AS value, ${counted}
+      FROM ${events} WHERE ${ROW_FILTERS[only.rows]}${where ? sql` AND ${where}` : sql``}
+      GROUP BY website_id, stat, day, value`;
+  }
   const tuples = stats.map(
     (stat) => sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension)}, toUInt8(${ROW_FILTERS[stat.rows]}))`,
   );
