@@ -2,8 +2,9 @@
 // over 30 days, at --events (10 million) events, on the embedded store and on a ClickHouse
 // cluster, in the same run, with the same events, on the same machine. Also checks that
 // both stores give the same answers (first 100 rows and total of every statistic), and
-// how many rows the cluster's aggregate tables hold against its raw events (the
-// statistics read only the aggregates).
+// how many rows the cluster's aggregate tables hold against its raw events. Before timing
+// the cluster it waits until the server has folded every closed day (the statistics then
+// read counts for those, and raw events only for today).
 //
 //   node bench/cluster.mjs --clickhouse-url http://127.0.0.1:8123,http://127.0.0.1:8124 \
 //     --cluster analytics [--database-url postgres://...] [--events 10000000] [--batch 10000]
@@ -23,6 +24,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { STATS } from "../dist/src/stats/catalog.js";
+import { staleDaysSql } from "../dist/src/storage/clickhouse/day-folds.js";
+import { sqlIdentifier } from "../dist/src/storage/clickhouse/sql-escape.js";
 import {
   BENCH_DIR,
   cpuTimeMs,
@@ -192,6 +195,26 @@ async function measureTarget(target) {
             : ""),
       );
 
+      if (database) {
+        // The server folds closed days once they stopped changing (every 10 s): wait for it.
+        const today = new Date().toISOString().slice(0, 10);
+        const started = Date.now();
+        for (;;) {
+          let stale = 0;
+          for (const url of chUrls) {
+            const text = await clickhouse(
+              url,
+              `${staleDaysSql(sqlIdentifier(database), today).text} FORMAT JSONEachRow`,
+            );
+            stale += text.split("\n").filter(Boolean).length;
+          }
+          if (stale === 0) break;
+          if (Date.now() - started > 600_000)
+            throw new Error(`${stale} closed days still unfolded after 10 minutes`);
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+        }
+        log(`${target}: closed days folded ${((Date.now() - started) / 1000).toFixed(0)} s after the import`);
+      }
       await waitQuiet({ maxBusyPct: 20, timeoutMs: 180_000 });
       log(`${target}: the 17 statistics over ${from}..${to}, median of ${options.runs}`);
       const queried = lastJsonLine(
@@ -209,11 +232,12 @@ async function measureTarget(target) {
       if (database) {
         const count = async (table) =>
           Number((await clickhouse(chUrls[0], `SELECT count() FROM ${database}.${table}`)).trim());
-        rows = {
-          events: await count("events"),
-          rowStats: await count("row_stats"),
-          visitorStats: await count("visitor_stats"),
-        };
+        let visitorCounts = 0;
+        for (const url of chUrls)
+          visitorCounts += Number(
+            (await clickhouse(url, `SELECT count() FROM ${database}.visitor_counts_local`)).trim(),
+          );
+        rows = { events: await count("events"), rowStats: await count("row_stats"), visitorCounts };
       }
       const stopped = await stop(server.child);
       return {
@@ -281,7 +305,7 @@ if (options.json) {
           : "") +
         `; all answers checked: ${t.stats.stats.every((s) => s.ok)}; server RSS max ${Math.round((t.stats.rss?.maxBytes ?? 0) / 2 ** 20)} MiB` +
         (t.rows
-          ? `; rows: ${t.rows.events} events, ${t.rows.rowStats} row_stats, ${t.rows.visitorStats} visitor_stats`
+          ? `; rows: ${t.rows.events} events, ${t.rows.rowStats} row_stats, ${t.rows.visitorCounts} visitor_counts`
           : ""),
     );
   }

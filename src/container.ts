@@ -90,7 +90,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
         notice(
           "warn",
           { err: error },
-          "the event store's upkeep after a write failed; the next write retries it",
+          "the event store's upkeep (after a write, or folding closed days) failed; it is retried",
         ),
     });
   } catch (error) {

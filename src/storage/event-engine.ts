@@ -9,8 +9,13 @@ import type { EventStore } from "./ports.js";
 export interface EngineOptions {
   /** The server's clock, for engines whose upkeep depends on the day (the system clock by default). */
   clock?: Clock | undefined;
-  /** Told when upkeep after a committed insert fails (the insert stands; the next one retries it). */
+  /** Told when the store's upkeep fails (what was written stands; the upkeep is retried). */
   onUpkeepError?: ((error: unknown) => void) | undefined;
+  /**
+   * Whether the store keeps its aggregates up by itself, on a timer (folding days that
+   * closed): a server's does, a command's leaves it to the server. Default false.
+   */
+  upkeep?: boolean | undefined;
 }
 
 /** Something an engine serves until it is closed. */

@@ -67,7 +67,7 @@ export interface ServerEventStoreHooks {
   /** The store failed for good (attempts 0), or opening it again failed. */
   onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
   onReopened?: (attempts: number) => void;
-  /** Upkeep after a committed insert failed (it is retried by the next one). */
+  /** The store's upkeep failed (a checkpoint after a write, folding closed days): it is retried. */
   onUpkeepError?: (error: unknown) => void;
 }
 
@@ -82,7 +82,8 @@ export async function openServerEventStore(
   hooks: ServerEventStoreHooks = {},
 ): Promise<EventStore> {
   const engine = eventEngine(config);
-  const options: EngineOptions = { clock, onUpkeepError: hooks.onUpkeepError };
+  // A server keeps the aggregates up (folds closed days); commands leave that to it.
+  const options: EngineOptions = { clock, onUpkeepError: hooks.onUpkeepError, upkeep: true };
   const store = await engine.open(config, options);
   try {
     await store.migrate();

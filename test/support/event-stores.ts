@@ -1,8 +1,9 @@
 // The event stores the contract suites run against, one line each in EVENT_STORES: the
-// embedded store always, and a ClickHouse cluster when ANALYTICS_TEST_CLICKHOUSE_URL (the
-// comma-separated HTTP URLs of its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one;
-// otherwise those suites skip and say so. A store is opened from a configuration, as the
-// server opens it. Every provisioned ClickHouse store is a database of its own, dropped after.
+// embedded store always; a ClickHouse server or cluster when ANALYTICS_TEST_CLICKHOUSE_URL
+// (the comma-separated HTTP URLs of its nodes) and ANALYTICS_TEST_CLICKHOUSE_CLUSTER name one
+// (.ci/run: Debian's 18.16), otherwise those suites skip and say so; and a current ClickHouse
+// engine (chdb, one node) always. A store is opened from a configuration, as the server opens
+// it. Every provisioned ClickHouse store is a database of its own, dropped after.
 
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -13,6 +14,7 @@ import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { openEventStore } from "../../src/storage/open-storage.js";
 import type { EventStore } from "../../src/storage/ports.js";
+import { chdbMissing, chdbUrl } from "./chdb-server.js";
 
 export const CLICKHOUSE_URLS = (process.env.ANALYTICS_TEST_CLICKHOUSE_URL ?? "")
   .split(",")
@@ -51,17 +53,44 @@ export interface ProvisionedClickHouse extends ProvisionedStore {
   cluster: string | null;
 }
 
-/** A fresh database on every node of the test cluster; dispose() drops it on each. */
-export async function provisionClickHouse(): Promise<ProvisionedClickHouse> {
+/** A ClickHouse engine the suites run on: its nodes' URLs and cluster. */
+export interface ClickHouseUnderTest {
+  name: string;
+  skip: string | false;
+  urls(): Promise<string[]>;
+  cluster: string | null;
+}
+
+/** The configured server or cluster, then the current engine (chdb, one node, no cluster). */
+export const CLICKHOUSE_ENGINES: readonly ClickHouseUnderTest[] = [
+  {
+    name: "ClickHouse",
+    skip: clickhouseMissing() ?? false,
+    urls: async () => CLICKHOUSE_URLS,
+    cluster: CLICKHOUSE_CLUSTER === "" ? null : CLICKHOUSE_CLUSTER,
+  },
+  {
+    name: "current ClickHouse (chdb)",
+    skip: chdbMissing() ?? false,
+    urls: async () => [await chdbUrl()],
+    cluster: null,
+  },
+];
+
+/** A fresh database on every node of the engine (the configured one by default); dispose() drops it on each. */
+export async function provisionClickHouse(
+  engine = CLICKHOUSE_ENGINES[0] as ClickHouseUnderTest,
+): Promise<ProvisionedClickHouse> {
   const database = `analytics_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const urls = CLICKHOUSE_URLS.map((url) => `${url}/${database}`);
-  const cluster = CLICKHOUSE_CLUSTER === "" ? null : CLICKHOUSE_CLUSTER;
+  const nodes = await engine.urls();
+  const urls = nodes.map((url) => `${url}/${database}`);
+  const cluster = engine.cluster;
   return {
     env: { ANALYTICS_CLICKHOUSE_URL: urls.join(","), ANALYTICS_CLICKHOUSE_CLUSTER: cluster ?? "" },
     urls,
     cluster,
     async dispose() {
-      for (const url of CLICKHOUSE_URLS) {
+      for (const url of nodes) {
         const client = createClient({ url });
         try {
           await client.command({ query: `DROP DATABASE IF EXISTS ${database}` });
@@ -76,7 +105,11 @@ export async function provisionClickHouse(): Promise<ProvisionedClickHouse> {
 /** Every engine the contract holds for; a new engine adds its line here. */
 export const EVENT_STORES: readonly EventStoreUnderTest[] = [
   { name: "embedded", skip: false, provision: async () => ({ env: {}, dispose: async () => undefined }) },
-  { name: "ClickHouse", skip: clickhouseMissing() ?? false, provision: provisionClickHouse },
+  ...CLICKHOUSE_ENGINES.map((engine) => ({
+    name: engine.name,
+    skip: engine.skip,
+    provision: () => provisionClickHouse(engine),
+  })),
 ];
 
 /** The engines this run can test. */

@@ -16,14 +16,20 @@ export const clickHouseEngine: EventEngine = {
 
   describe: (config) => `ClickHouse (${config.clickhouseUrl?.length ?? 0} node(s))`,
 
-  async open(config) {
+  async open(config, options = {}) {
     const urls = config.clickhouseUrl ?? [];
     if (urls.length > 1 && config.clickhouseCluster === null) {
       throw new ConfigError(
         "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
       );
     }
-    return new ClickHouseEventStore({ urls, cluster: config.clickhouseCluster });
+    const store = new ClickHouseEventStore(
+      { urls, cluster: config.clickhouseCluster },
+      { clock: options.clock },
+    );
+    // The first round comes a fold interval after opening, once the server has migrated.
+    if (options.upkeep) store.startFolding((error) => options.onUpkeepError?.(error));
+    return store;
   },
 
   dataFiles: [],

@@ -1,11 +1,12 @@
 // The ClickHouse event store: one server, or a cluster of shards behind Distributed tables.
 // A batch is one INSERT of its events (through the Distributed table with
-// insert_distributed_sync=1, so it returns once every shard stored its part); the
-// materialized views update the aggregates from each inserted block. Statistics are read
-// from the aggregates; raw events only to rebuild them, count or list them.
+// insert_distributed_sync=1, so it returns once every shard stored its part); the row view
+// updates row_stats from each inserted block, and a DayFolder folds closed days' unique
+// visitors into counts (see migrations.ts). Statistics are read from those, and from the
+// raw events of the days still open.
 
+import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
-import type { Measure } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import {
   EVENT_KIND_CODES,
@@ -15,14 +16,21 @@ import {
   type ExportOptions,
   type StoredEvent,
 } from "../ports.js";
-import { aggregateSelect, MEASURES } from "./aggregate-sql.js";
+import { COUNT_ROWS, ROW_STATS, statSelect } from "./aggregate-sql.js";
 import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
+import { DayFolder } from "./day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
-import { compileStat } from "./stat-sql.js";
+import {
+  compileRowStat,
+  type DayPlan,
+  type NodeCounts,
+  pageOfCounts,
+  visitorCountsSql,
+  visitorPlanSql,
+} from "./stat-sql.js";
 
-const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_stats_local"] as const;
-const AGGREGATE_TABLES: Record<Measure, string> = { rows: "row_stats", visitors: "visitor_stats" };
+const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"] as const;
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
 
@@ -39,10 +47,13 @@ export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly db: Sql;
+  private readonly folder: DayFolder;
 
-  constructor(target: ClickHouseTarget) {
+  /** `clock` says which days are closed. */
+  constructor(target: ClickHouseTarget, options: { clock?: Clock } = {}) {
     this.nodes = new ClickHouseNodes(target);
     this.db = this.nodes.database;
+    this.folder = new DayFolder(this.nodes, options.clock ?? systemClock, (work) => this.serialised(work));
   }
 
   /** Creates the database and applies the migrations on every node, then the Distributed tables. */
@@ -94,13 +105,20 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
-    const compiled = compileStat(query, {
-      rowStats: this.table(AGGREGATE_TABLES.rows),
-      visitorStats: this.table(AGGREGATE_TABLES.visitors),
-    });
+    if (query.stat.measure === "visitors") {
+      // Each node plans its days, then counts with that plan: folds are only ever added (a
+      // replaced one is deleted 10 minutes later), so the plan still holds, with no lock.
+      const counts = await this.nodes.onEachNode(async (node) => {
+        const plan = await node.query<DayPlan>(visitorPlanSql(query, this.db));
+        const counting = visitorCountsSql(query, this.db, plan);
+        return counting ? node.query<NodeCounts>(counting) : [];
+      });
+      return pageOfCounts(counts.flat(), query);
+    }
+    const compiled = compileRowStat(query, this.table("row_stats"));
     const [rows, totals] = await Promise.all([
-      this.nodes.query<{ value: string; n: string }>(compiled.page, compiled.settings),
-      this.nodes.query<{ total: string }>(compiled.total, compiled.settings),
+      this.nodes.query<{ value: string; n: string }>(compiled.page),
+      this.nodes.query<{ total: string }>(compiled.total),
     ]);
     return {
       rows: rows.map((row) => ({ value: row.value, count: Number(row.n) })),
@@ -108,20 +126,38 @@ export class ClickHouseEventStore implements EventStore {
     };
   }
 
-  /** On every node, empties the aggregates (of one website or all) and refills them from its events. */
-  rebuildAggregates(websiteId?: number): Promise<void> {
-    return this.serialised(() =>
+  /**
+   * Folds closed days on a timer (FOLD_EVERY_MS) until close(): what a server does, so its
+   * queries read counts; short-lived commands leave it to the server.
+   */
+  startFolding(onError: (error: unknown) => void): void {
+    this.folder.start(onError);
+  }
+
+  /** Folds every closed day whose fold is missing or stale, now; returns how many days. */
+  foldClosedDays(): Promise<number> {
+    return this.folder.fold();
+  }
+
+  /**
+   * On every node, empties the row aggregates and the folds (of one website or all) and
+   * refills the row aggregates from its events; then folds the closed days again.
+   */
+  async rebuildAggregates(websiteId?: number): Promise<void> {
+    await this.serialised(() =>
       this.nodes.onEveryNode(async (node) => {
-        for (const measure of MEASURES) {
-          const table = sql`${this.db}.${this.local(AGGREGATE_TABLES[measure])}`;
-          if (websiteId === undefined) await node.command(sql`TRUNCATE TABLE ${table}`);
-          else await this.deleteRows(node, this.local(AGGREGATE_TABLES[measure]), websiteId);
-          await node.command(
-            sql`INSERT INTO ${table} ${aggregateSelect(measure, sql`${this.db}.events_local`, websiteId)}`,
-          );
+        for (const table of ["row_stats_local", "visitor_counts_local"]) {
+          if (websiteId === undefined)
+            await node.command(sql`TRUNCATE TABLE ${this.db}.${sqlIdentifier(table)}`);
+          else await this.deleteRows(node, sqlIdentifier(table), websiteId);
         }
+        const where = websiteId === undefined ? undefined : sql`website_id = ${websiteId}`;
+        await node.command(
+          sql`INSERT INTO ${this.db}.row_stats_local ${statSelect(ROW_STATS, COUNT_ROWS, sql`${this.db}.events_local`, where)}`,
+        );
       }),
     );
+    await this.folder.fold();
   }
 
   /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
@@ -199,6 +235,7 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    await this.folder.stop();
     await this.writeQueue.catch(() => undefined);
     await this.nodes.close();
   }

@@ -1,6 +1,7 @@
 // The ClickHouse nodes of ANALYTICS_CLICKHOUSE_URL, one HTTP client each: statements that
-// every node must run (DDL, deletes), reads and inserts through one node (in turn), and
-// the translation of driver and server errors into an AppError the edges understand.
+// every node must run (DDL, deletes, folds, per-node reads), reads and inserts through one
+// node (in turn), and the translation of driver and server errors into an AppError the
+// edges understand.
 
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
 import { AppError } from "../../errors.js";
@@ -53,6 +54,11 @@ export class ClickHouseNodes {
   /** Runs a statement on every node, one after the other; `each` sees the node's index. */
   async onEveryNode(work: (run: NodeRunner, index: number) => Promise<void>): Promise<void> {
     for (const [index, node] of this.nodes.entries()) await work(new NodeRunner(node), index);
+  }
+
+  /** Runs `work` on every node at once; its results in the nodes' order. */
+  onEachNode<T>(work: (run: NodeRunner) => Promise<T>): Promise<T[]> {
+    return Promise.all(this.nodes.map((node) => work(new NodeRunner(node))));
   }
 
   /** Rows of a query, as JSON objects, through the next node. */

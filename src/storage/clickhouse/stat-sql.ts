@@ -1,49 +1,125 @@
-// Compiles a StatsQuery into ClickHouse SQL over the aggregate tables: the page of values
-// and the number of distinct values (18.16 has no window functions, so that is a second
-// query). Unique visitors are counted per day and summed over the days, as the contract's
-// distinct (day, visitor) asks; every value enters through the `sql` template.
+// Compiles a StatsQuery into ClickHouse SQL; every value enters through the `sql` template.
+// Row statistics: the page of values and the number of distinct values from row_stats (18.16
+// has no window functions, so that is a second query). Unique visitors (distinct visitors
+// per day, summed over the days): on each node, each day from its current fold or, while
+// it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
 
-import type { StatsQuery } from "../../stats/stats-query.js";
+import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import { COUNT_VISITORS, FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY, statSelect } from "./aggregate-sql.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
 
-export interface StatTables {
-  rowStats: Sql;
-  visitorStats: Sql;
+/** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
+export interface DayPlan {
+  day: string;
+  fold: string;
 }
 
-export interface CompiledStat {
-  page: Sql;
-  total: Sql;
-  /**
-   * For unique visitors over Distributed tables: each shard counts its own visitors per
-   * (day, value) and the initiator only sums, which is exact because inserts shard by
-   * (website, visitor), so a visitor's day lives on one shard.
-   */
-  settings: { distributed_group_by_no_merge?: "1" };
+function inRange(query: StatsQuery): Sql {
+  return sql`website_id = ${query.websiteId} AND day >= toDate(${query.from}) AND day <= toDate(${query.to})`;
 }
 
-export function compileStat(query: StatsQuery, tables: StatTables): CompiledStat {
-  const conditions = [
-    sql`website_id = ${query.websiteId}`,
-    sql`stat = ${query.stat.id}`,
-    sql`day >= toDate(${query.from})`,
-    sql`day <= toDate(${query.to})`,
-  ];
+/** The statistic's own conditions on the value: no empty value where it means "none", the search. */
+function valueConditions(query: StatsQuery): Sql[] {
+  const conditions: Sql[] = [];
   if (query.stat.omitsEmptyValue) conditions.push(sql`value != ''`);
   // The needle is lowercase (StatsQuery); position() matches it literally, % and _ included.
   if (query.search) conditions.push(sql`position(lowerUTF8(value), ${query.search}) > 0`);
-  const where = sqlJoin(conditions, " AND ");
-  const visitors = query.stat.measure === "visitors";
-  const perDay = visitors
-    ? sql`SELECT day, value, uniqExactMerge(visitors) AS day_count FROM ${tables.visitorStats}
-        WHERE ${where} GROUP BY day, value`
-    : sql`SELECT value, sum(hits) AS day_count FROM ${tables.rowStats} WHERE ${where} GROUP BY value`;
-  const grouped = sql`SELECT value, sum(day_count) AS n FROM (${perDay}) GROUP BY value HAVING n > 0`;
+  return conditions;
+}
+
+export function compileRowStat(query: StatsQuery, rowStats: Sql): { page: Sql; total: Sql } {
+  const where = sqlJoin([inRange(query), sql`stat = ${query.stat.id}`, ...valueConditions(query)], " AND ");
+  const grouped = sql`SELECT value, sum(hits) AS n FROM ${rowStats} WHERE ${where} GROUP BY value HAVING n > 0`;
   const order = query.sortBy === "count" ? sql`n` : sql`value`;
   const direction = query.sort === "asc" ? sql`ASC` : sql`DESC`;
   return {
     page: sql`${grouped} ORDER BY ${order} ${direction}, value ASC LIMIT ${query.offset}, ${query.limit}`,
     total: sql`SELECT count() AS total FROM (${grouped})`,
-    settings: visitors ? { distributed_group_by_no_merge: "1" } : {},
   };
+}
+
+/**
+ * On one node (`db` qualifies its local tables): each day of the range with pageviews, with
+ * the fold that counted exactly the day's pageviews (the current one; of equal ones the
+ * newest, which a cleanup never deletes). A fold is one part, every statistic in it, so its
+ * marker statistic (one row a day) speaks for all.
+ */
+export function visitorPlanSql(query: StatsQuery, db: Sql): Sql {
+  return sql`SELECT toString(day) AS day, toString(fold) AS fold FROM (SELECT day, fold FROM (
+      SELECT day, sum(hits) AS pageviews FROM ${db}.row_stats_local
+      WHERE ${inRange(query)} AND stat = ${PAGEVIEWS_PER_DAY.id} GROUP BY day
+    ) AS days ANY LEFT JOIN (
+      SELECT day, pageviews, argMax(fold, at) AS fold FROM (
+        SELECT day, fold, sum(pageviews) AS pageviews, max(folded_at) AS at FROM ${db}.visitor_counts_local
+        WHERE ${inRange(query)} AND stat = ${FOLD_MARKER} GROUP BY day, fold
+      ) GROUP BY day, pageviews
+    ) AS folds USING (day, pageviews))`;
+}
+
+/**
+ * On the node `plan` came from: the statistic's visitors per value over the range, each day
+ * from the fold the plan chose (folds are never changed, so the plan holds while this runs)
+ * or from the raw events of the days it has none for. Null when the range has no pageviews.
+ */
+export function visitorCountsSql(query: StatsQuery, db: Sql, plan: readonly DayPlan[]): Sql | null {
+  const folds = plan.filter((day) => day.fold !== "0").map((day) => sql`${BigInt(day.fold)}`);
+  const open = plan.filter((day) => day.fold === "0").map((day) => day.day);
+  const where = (conditions: Sql[]) => sqlJoin([...conditions, ...valueConditions(query)], " AND ");
+  const parts: Sql[] = [];
+  if (folds.length > 0) {
+    const chosen = sql`${inRange(query)} AND stat = ${query.stat.id} AND fold IN (${sqlJoin(folds, ", ")})`;
+    parts.push(sql`SELECT value, visitors FROM ${db}.visitor_counts_local WHERE ${where([chosen])}`);
+  }
+  if (open.length > 0) {
+    const raw = statSelect(
+      [query.stat],
+      COUNT_VISITORS,
+      sql`${db}.events_local`,
+      sql`website_id = ${query.websiteId} AND ${onDays(open)}`,
+    );
+    parts.push(sql`SELECT value, visitors FROM (${raw}) WHERE ${where([sql`1`])}`);
+  }
+  if (parts.length === 0) return null;
+  // One row of two arrays: parsed at once, about 5x faster than a row a value (8,500 cities).
+  return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
+      SELECT value, sum(visitors) AS n FROM (${sqlJoin(parts, " UNION ALL ")}) GROUP BY value
+    )`;
+}
+
+/** A node's visitors per value, as visitorCountsSql answers them. */
+export interface NodeCounts {
+  value_list: string[];
+  count_list: number[];
+}
+
+/**
+ * The page and total of the nodes' counts added up, ordered as the row statistics' SQL
+ * orders: by count or by value (as ClickHouse compares strings), ties by value.
+ */
+export function pageOfCounts(nodes: readonly NodeCounts[], query: StatsQuery): StatsPage {
+  const counts = new Map<string, number>();
+  for (const { value_list: values, count_list: added } of nodes) {
+    for (const [i, value] of values.entries()) counts.set(value, (counts.get(value) ?? 0) + (added[i] ?? 0));
+  }
+  const sign = query.sort === "asc" ? 1 : -1;
+  const entries = [...counts].sort(([a, x], [b, y]) =>
+    query.sortBy === "value" ? sign * byBytes(a, b) : sign * (x - y) || byBytes(a, b),
+  );
+  return {
+    rows: entries.slice(query.offset, query.offset + query.limit).map(([value, count]) => ({ value, count })),
+    total: entries.length,
+  };
+}
+
+/**
+ * Orders strings as their UTF-8 bytes do (ClickHouse's order): UTF-16 order, except that
+ * code points above U+FFFF (surrogate pairs) come after U+E000-U+FFFF. About 3x faster than
+ * comparing Buffers over the thousands of cities a range can hold.
+ */
+function byBytes(a: string, b: string): number {
+  const rank = (unit: number) => (unit < 0xd800 ? unit : unit < 0xe000 ? unit + 0x2000 : unit - 0x800);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return rank(a.charCodeAt(i)) - rank(b.charCodeAt(i));
+  }
+  return a.length - b.length;
 }

@@ -85,7 +85,7 @@ export interface DuckDbOptions {
   clock?: Clock;
   /**
    * Whether the store folds settled days and prunes visitor ids by itself, every
-   * UPKEEP_INTERVAL_MS (default true). Tests fold with upkeep() instead.
+   * UPKEEP_INTERVAL_MS (a server's does; default false). Tests call upkeep() instead.
    */
   upkeepTimer?: boolean;
   /** Told when the upkeep (folding, pruning) fails: nothing is lost, and it is tried again. */
@@ -147,7 +147,7 @@ export class DuckDbEventStore implements EventStore {
         await instance.connect(),
         await instance.connect(),
         options.clock ?? systemClock,
-        options.upkeepTimer ?? true,
+        options.upkeepTimer ?? false,
         options.onUpkeepError ?? (() => undefined),
       );
     } catch (error) {

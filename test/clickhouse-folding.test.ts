@@ -1,0 +1,272 @@
+// Unique visitors of closed days folded into counts on the ClickHouse store (see
+// src/storage/clickhouse/migrations.ts), against the embedded store: the same answers
+// before and after folding; an insert into a folded day (an import into the past) counts at
+// once, neither twice nor lost, and the next fold takes it in; a rebuild folds again; a
+// store of version 1 holding data migrates and answers the same; a started store folds by
+// itself and stops with close(). On every ClickHouse engine under test.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { after, before, describe, it, mock } from "node:test";
+import { createClient } from "@clickhouse/client";
+import { ManualClock } from "../src/clock.js";
+import { statByName } from "../src/stats/catalog.js";
+import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
+import { FOLD_EVERY_MS } from "../src/storage/clickhouse/day-folds.js";
+import { CLICKHOUSE_MIGRATIONS, distributedTables } from "../src/storage/clickhouse/migrations.js";
+import { sql, sqlIdentifier } from "../src/storage/clickhouse/sql-escape.js";
+import { type DayPlan, visitorPlanSql } from "../src/storage/clickhouse/stat-sql.js";
+import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import type { StoredEvent } from "../src/storage/ports.js";
+import {
+  CLICKHOUSE_ENGINES,
+  type ProvisionedClickHouse,
+  provisionClickHouse,
+} from "./support/event-stores.js";
+import { pick, random, randomEvents } from "./support/seeded-random.js";
+import { answers, visitorPool } from "./support/stat-answers.js";
+import { tempDir } from "./support/test-app.js";
+
+const DAY_MS = 86_400_000;
+const START = Date.UTC(2026, 5, 10);
+const day = (n: number) => new Date(START + n * DAY_MS).toISOString().slice(0, 10);
+/** Days 0-2 are closed; day 3 is today. */
+const NOW = new Date(START + 3.5 * DAY_MS);
+
+/** Statements on each node of a provisioned store, through a client of its own: a SELECT's rows, else []. */
+async function onNodes<T>(
+  store: ProvisionedClickHouse,
+  work: (run: (text: string) => Promise<T[]>) => Promise<void>,
+) {
+  for (const url of store.urls) {
+    const client = createClient({ url: new URL(url).origin });
+    try {
+      await work(async (text) => {
+        if (/^\s*SELECT/i.test(text))
+          return (await client.query({ query: text, format: "JSONEachRow" })).json<T>();
+        await client.command({ query: text });
+        return [];
+      });
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+/** The days a query of `visitors` would count from raw events on some node (those without a current fold). */
+async function openDays(store: ProvisionedClickHouse, websiteId: number): Promise<string[]> {
+  const open = new Set<string>();
+  const database = new URL(store.urls[0] as string).pathname.slice(1);
+  const query = {
+    websiteId,
+    stat: statByName("visitors") ?? assert.fail(),
+    from: day(0),
+    to: day(3),
+    ...({ search: null, sortBy: "count", sort: "desc", limit: 10, offset: 0 } as const),
+  };
+  await onNodes<DayPlan>(store, async (run) => {
+    for (const plan of await run(visitorPlanSql(query, sqlIdentifier(database)).text))
+      if (plan.fold === "0") open.add(plan.day);
+  });
+  return [...open].sort();
+}
+
+for (const engine of CLICKHOUSE_ENGINES) {
+  describe(`folding closed days (${engine.name})`, { skip: engine.skip }, () => {
+    let provisioned: ProvisionedClickHouse;
+    let house: ClickHouseEventStore;
+    let duck: DuckDbEventStore;
+    const dir = tempDir("analytics-folding-");
+    const next = random(23);
+    const visitors = visitorPool(next, 40);
+    const insert = async (events: StoredEvent[]) => {
+      await Promise.all([house.insert(events), duck.insert(events)]);
+    };
+    const same = async (message: string) => {
+      for (const websiteId of [1, 2])
+        assert.deepEqual(
+          await answers(house, websiteId),
+          await answers(duck, websiteId),
+          `${message}, website ${websiteId}`,
+        );
+    };
+
+    before(async () => {
+      provisioned = await provisionClickHouse(engine);
+      house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
+      duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(NOW) });
+      await Promise.all([house.migrate(), duck.migrate()]);
+      for (let round = 0; round < 4; round++)
+        await insert(randomEvents(next, 300, { start: START, days: 4, visitor: () => pick(next, visitors) }));
+    });
+    after(async () => {
+      await house?.close();
+      await duck?.close();
+      await provisioned?.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("answers the same from raw events and, once folded, from the folds of the closed days", async () => {
+      assert.deepEqual(await openDays(provisioned, 1), [day(0), day(1), day(2), day(3)]);
+      await same("before folding");
+      assert.ok((await house.foldClosedDays()) >= 6, "each website's three closed days, on each node");
+      assert.deepEqual(await openDays(provisioned, 1), [day(3)], "only today is counted from raw events");
+      await same("after folding");
+      assert.equal(await house.foldClosedDays(), 0, "nothing is folded twice");
+    });
+
+    it("counts an insert into a folded day at once, neither twice nor lost, and folds the day again", async () => {
+      // Known visitors of day 1 again (must not count twice) and new ones (must count).
+      const late = randomEvents(next, 200, {
+        start: START + DAY_MS,
+        days: 1,
+        visitor: () => (next() < 0.5 ? pick(next, visitors) : BigInt(Math.floor(next() * 2 ** 40))),
+      });
+      await insert(late);
+      assert.deepEqual(await openDays(provisioned, 1), [day(1), day(3)], "the late day is open again");
+      await same("right after the late insert");
+      assert.ok((await house.foldClosedDays()) >= 2, "the late day, of both websites");
+      assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
+      await same("after folding the late day again");
+    });
+
+    it("folds again on a rebuild, and deletes a website's folds with it", async () => {
+      await house.rebuildAggregates(1);
+      assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
+      await house.rebuildAggregates();
+      assert.deepEqual(await openDays(provisioned, 2), [day(3)]);
+      await same("after rebuilding");
+      await house.deleteWebsite(2);
+      await onNodes<{ n: string }>(provisioned, async (run) => {
+        const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+        const [row] = await run(
+          `SELECT count() AS n FROM ${database}.visitor_counts_local WHERE website_id = 2`,
+        );
+        assert.equal(Number(row?.n), 0, "no fold of the deleted website is left");
+      });
+    });
+
+    it("deletes a fold once a newer fold of its day has been there for 10 minutes, not before", async () => {
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      const folds = async () => {
+        const found = new Set<string>();
+        await onNodes<{ fold: string }>(provisioned, async (run) => {
+          const rows = await run(`SELECT DISTINCT toString(fold) AS fold FROM ${database}.visitor_counts_local
+            WHERE website_id = 9`);
+          for (const row of rows) found.add(row.fold);
+        });
+        return [...found].sort();
+      };
+      // Folds of two days of website 9, which has no events (nothing folds them again), by age:
+      // on day 0 the newest is a minute old, on day 1 a quarter of an hour.
+      await onNodes(provisioned, async (run) => {
+        for (const [fold, days, age] of [
+          [1, 0, 7200],
+          [2, 0, 3600],
+          [3, 0, 60],
+          [4, 1, 7200],
+          [5, 1, 900],
+        ])
+          await run(`INSERT INTO ${database}.visitor_counts_local
+            SELECT 9, 2, toDate('${day(days as number)}'), '', 1, 1, ${fold}, now() - ${age}`);
+      });
+      await house.foldClosedDays();
+      for (let tries = 0; (await folds()).includes("4"); tries++) {
+        assert.ok(tries < 100, "the replaced fold of day 1 is deleted");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.deepEqual(await folds(), ["1", "2", "3", "5"]);
+    });
+
+    it("folds by itself once started, after a day stopped changing, and stops with close()", async () => {
+      const own = await provisionClickHouse(engine);
+      const store = new ClickHouseEventStore(own, { clock: new ManualClock(NOW) });
+      const errors: unknown[] = [];
+      mock.timers.enable({ apis: ["setInterval"] });
+      try {
+        await store.migrate();
+        await store.insert(
+          randomEvents(next, 100, { start: START, days: 1, visitor: () => pick(next, visitors) }),
+        );
+        store.startFolding((error) => errors.push(error));
+        for (let tries = 0; (await openDays(own, 1)).length > 0; tries++) {
+          assert.ok(tries < 100, "folded within 100 rounds");
+          mock.timers.tick(FOLD_EVERY_MS);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await store.close();
+        mock.timers.tick(FOLD_EVERY_MS); // a round now would fail on the closed clients
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.deepEqual(errors, []);
+      } finally {
+        mock.timers.reset();
+        await store.close();
+        await own.dispose();
+      }
+    });
+  });
+
+  describe(`a store of version 1 holding data (${engine.name})`, { skip: engine.skip }, () => {
+    it("migrates to folds and answers the same, before and after folding", async () => {
+      const provisioned = await provisionClickHouse(engine);
+      const dir = tempDir("analytics-folding-");
+      const house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
+      const duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(NOW) });
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      try {
+        // Version 1's schema, as its migrate left it, then events through its views.
+        const db = sqlIdentifier(database);
+        await onNodes(provisioned, async (run) => {
+          const statements = [
+            sql`CREATE DATABASE ${db}`,
+            sql`CREATE TABLE ${db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
+            ...(CLICKHOUSE_MIGRATIONS[0]?.statements(db) ?? []),
+            sql`INSERT INTO ${db}.schema_migrations VALUES (1, 'version 1')`,
+          ];
+          if (provisioned.cluster) {
+            const cluster = sqlIdentifier(provisioned.cluster);
+            statements.push(
+              ...distributedTables(db, cluster),
+              sql`CREATE TABLE ${db}.visitor_stats AS ${db}.visitor_stats_local
+                ENGINE = Distributed(${cluster}, ${database}, 'visitor_stats_local')`,
+            );
+          }
+          for (const statement of statements) await run(statement.text);
+        });
+        await duck.migrate();
+        const next = random(5);
+        const pool = visitorPool(next);
+        const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
+        await Promise.all([house.insert(events), duck.insert(events)]);
+        let held = 0;
+        await onNodes<{ n: string }>(provisioned, async (run) => {
+          held += Number((await run(`SELECT count() AS n FROM ${database}.visitor_stats_local`))[0]?.n);
+        });
+        assert.ok(held > 0, "version 1's visitor states hold the events");
+
+        await house.migrate();
+        await onNodes<{ version: number; tables: string }>(provisioned, async (run) => {
+          const versions = await run(`SELECT version FROM ${database}.schema_migrations ORDER BY version`);
+          assert.deepEqual(
+            versions.map((row) => Number(row.version)),
+            [1, 2],
+          );
+          const [left] = await run(
+            `SELECT count() AS tables FROM system.tables WHERE database = '${database}' AND name LIKE 'visitor_stats%'`,
+          );
+          assert.equal(Number(left?.tables), 0, "version 1's visitor tables and view are gone");
+        });
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
+        assert.ok((await house.foldClosedDays()) > 0);
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
+      } finally {
+        await house.close();
+        await duck.close();
+        await provisioned.dispose();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+}

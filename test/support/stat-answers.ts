@@ -1,0 +1,33 @@
+// Every statistic's answers from a store, sorted, searched and paged several ways, to
+// compare two stores (or one before and after a change) answer for answer; and a pool of
+// visitor hashes over the whole 64-bit range, so visitors repeat within a day.
+
+import { STATS } from "../../src/stats/catalog.js";
+import type { StatsQuery } from "../../src/stats/stats-query.js";
+import type { EventStore } from "../../src/storage/ports.js";
+
+export const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">[] = [
+  { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 },
+  { search: null, sortBy: "value", sort: "asc", limit: 100, offset: 0 },
+  { search: null, sortBy: "count", sort: "asc", limit: 3, offset: 2 },
+  { search: "e", sortBy: "count", sort: "desc", limit: 100, offset: 0 },
+  { search: "%_", sortBy: "value", sort: "desc", limit: 100, offset: 0 },
+  { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
+];
+
+export async function answers(store: EventStore, websiteId: number, from = "2026-01-01", to = "2026-12-31") {
+  const result: Record<string, unknown> = {};
+  for (const stat of STATS) {
+    for (const [i, variant] of VARIANTS.entries()) {
+      result[`${stat.name}/${i}`] = await store.queryStat({ websiteId, stat, from, to, ...variant });
+    }
+  }
+  return result;
+}
+
+export function visitorPool(next: () => number, size = 30): bigint[] {
+  return Array.from(
+    { length: size },
+    () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
+  );
+}
