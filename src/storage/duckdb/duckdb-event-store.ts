@@ -129,8 +129,9 @@ export class DuckDbEventStore implements EventStore {
       threads: String(options.threads ?? os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
       // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
-      // (duckdb/duckdb#25819): arms of the fold that all read the events through the
-      // same joins got values swapped between columns. Fixed on DuckDB's 1.6 line.
+      // (duckdb/duckdb#25819): arms that all read the events through the same joins got
+      // values swapped between columns (seen in an earlier rebuild that was one UNION of
+      // every statistic; a query's folded and open arms are such a UNION). Fixed on 1.6.
       disabled_optimizers: "common_subplan",
       // No checkpoint inside a COMMIT: one that fails (a full disk) fails the COMMIT although
       // the batch is in the log, and the caller would write it again. The store checkpoints
