@@ -32,7 +32,8 @@ import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
-import { dayNumberOf, dayString, numberVisitors } from "./visitor-numbers.js";
+import { dayNumberFromString, dayNumberOf, dayString } from "./utc-days.js";
+import { numberVisitors } from "./visitor-numbers.js";
 
 /** The events table's column types: numbers, the numbered text (event-rows.ts), then `place`. */
 const EVENT_TYPES = [
@@ -50,7 +51,6 @@ const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
 const DAY_TYPES = [INTEGER, DATE, UINTEGER, TIMESTAMP_S, BOOLEAN];
 /** Every table with rows of a website, all emptied when it is deleted. */
 const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days"];
-const DAY_MS = 86_400_000;
 /**
  * How long a day that ended must go unwritten before it is folded: an import writes a day
  * in requests milliseconds to seconds apart, and folding it between two of them would fold
@@ -322,16 +322,17 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async refold(websiteId?: number): Promise<void> {
-    const where = websiteId === undefined ? "" : " WHERE website_id = $1";
+    const ofWebsite = websiteId === undefined ? "" : " AND website_id = $1";
     const params = websiteId === undefined ? [] : [websiteId];
     const days = await this.serialised(async () => {
       // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
       await this.writer.run(
-        `DELETE FROM daily_stats WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${where ? ` AND website_id = $1` : ""}`,
+        `DELETE FROM daily_stats WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
         params,
       );
       return this.writer.runAndReadAll(
-        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days${where} ORDER BY day, website_id`,
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
+         WHERE true${ofWebsite} ORDER BY day, website_id`,
         params,
       );
     });
@@ -358,14 +359,14 @@ export class DuckDbEventStore implements EventStore {
       this.writer.runAndReadAll(
         `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
          WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
-        [dayString(Math.floor(now / DAY_MS)), new Date(now - SETTLE_MS).toISOString()],
+        [dayString(dayNumberOf(now)), new Date(now - SETTLE_MS).toISOString()],
       ),
     );
     for (const row of settled.getRowObjects()) {
       await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
     }
     if (this.closing) return;
-    await this.translated(this.serialised(() => this.pruneVisitorIds(Math.floor(now / DAY_MS))));
+    await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
   }
 
   /**
@@ -549,10 +550,6 @@ export class DuckDbEventStore implements EventStore {
       throw error;
     }
   }
-}
-
-function dayNumberFromString(day: string): number {
-  return Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
 }
 
 /** The events table's columns, in its order (EVENT_TYPES): the text and places already numbered. */

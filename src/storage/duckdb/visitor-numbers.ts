@@ -8,18 +8,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DATE, INTEGER, UBIGINT, UINTEGER } from "@duckdb/node-api";
 import type { StoredEvent } from "../ports.js";
 import { appendColumns } from "./column-appender.js";
-
-const DAY_MS = 86_400_000;
-
-/** The UTC day of an instant, as days since 1970-01-01 (DuckDB's DATE). */
-export function dayNumberOf(ts: Date): number {
-  return Math.floor(ts.getTime() / DAY_MS);
-}
-
-/** YYYY-MM-DD of a day number. */
-export function dayString(dayNumber: number): string {
-  return new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
-}
+import { dayNumberOf } from "./utc-days.js";
 
 /**
  * The temporary table a batch's distinct visitors are matched in (one per connection), made
