@@ -65,7 +65,7 @@ const end = options.end ? Date.parse(options.end) : Math.floor((Date.now() - 2 *
 
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
 const { UserAgentClassifier } = await load("enrich/user-agent.js");
-const { MmdbGeoLookup, bundledGeoDatabases } = await load("enrich/geo.js");
+const { IndexedGeoLookup, ensureGeoIndex, bundledGeoSources, BUILT_INDEX_DIR } = await load("enrich/geo.js");
 const { referrerHost, primaryLanguage } = await load("enrich/referrer.js");
 const { parsePageUrl, pageValue, campaignOf, cut } = await load("ingest/page-url.js");
 const { eventValue, clientIp } = await load("ingest/pipeline.js");
@@ -82,7 +82,7 @@ const poolStarted = Date.now();
 const traffic = createTraffic({ seed, domain: DOMAIN, visitors: visitorCount, eventShare: 0.05 });
 log(`pool ready in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
 const agents = new UserAgentClassifier();
-const geo = new MmdbGeoLookup(bundledGeoDatabases());
+const geo = new IndexedGeoLookup(() => ensureGeoIndex(bundledGeoSources(), BUILT_INDEX_DIR));
 
 /** Per visitor index, its profile (the values of PROFILE_STATS), as an index into `profiles`; -1 before. */
 const profileOf = new Int32Array(visitorCount).fill(-1);

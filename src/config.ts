@@ -285,7 +285,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalFile,
     description:
-      "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data.",
+      "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data. On first need the server writes its index into `<data dir>/geo` (about 10 s, in a thread of its own; hits wait for it), and again when the file changes.",
   },
   clickhouseUrl: {
     env: "ANALYTICS_CLICKHOUSE_URL",

@@ -1,11 +1,18 @@
 // Opens the stores, migrates them, and builds the services; owns close(). Everything with
 // a socket, a file handle or a timer is created here and nowhere at import time.
 
+import path from "node:path";
 import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
 import { CollectEndpoint } from "./collect/collect-endpoint.js";
 import type { Config } from "./config.js";
-import { bundledGeoDatabases, type GeoLookup, MmdbGeoLookup } from "./enrich/geo.js";
+import {
+  BUILT_INDEX_DIR,
+  bundledGeoSources,
+  ensureGeoIndex,
+  type GeoLookup,
+  IndexedGeoLookup,
+} from "./enrich/geo.js";
 import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { EventImporter } from "./ingest/event-importer.js";
@@ -97,15 +104,20 @@ export async function createContainer(config: Config, options: ContainerOptions 
     await metadata.close();
     throw error;
   }
-  const geoFiles = config.geoipDb ? { ipv4: config.geoipDb, ipv6: config.geoipDb } : bundledGeoDatabases();
-  const geo = new MmdbGeoLookup(geoFiles);
+  // The geolocation index, written on first need if it is not there (a given database's,
+  // in the data directory); every thread reads the same file.
+  let geoIndex: Promise<string> | null = null;
+  const geoIndexFile = () =>
+    (geoIndex ??= config.geoipDb
+      ? ensureGeoIndex({ ipv4: config.geoipDb, ipv6: config.geoipDb }, path.join(config.dataDir, "geo"))
+      : ensureGeoIndex(bundledGeoSources(), BUILT_INDEX_DIR));
+  const geo = new IndexedGeoLookup(geoIndexFile, (error) =>
+    notice("error", { err: error }, `no geolocation: its index cannot be read or written (${String(error)})`),
+  );
   const directory = new WebsiteDirectory(metadata.websites, clock);
   const visitors = new VisitorHasher(metadata.salts, clock);
   const pipeline = new IngestPipeline({ directory, userAgents: new UserAgentClassifier(), geo, visitors });
-  const importThreads = new ImportThreads(config.importThreads, {
-    files: geoFiles,
-    databases: () => geo.databases(),
-  });
+  const importThreads = new ImportThreads(config.importThreads, () => geoIndexFile().catch(() => null));
   const buffer: WriteBuffer<ScreenedHit> = new WriteBuffer<ScreenedHit>(eventStore, {
     onError: (error) => outages?.writeFailed(error, buffer.size),
     onRefused: () => outages?.dropped(),

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { Worker } from "node:worker_threads";
-import { bundledGeoDatabases, MmdbGeoLookup } from "../src/enrich/geo.js";
+import { BUILT_INDEX_DIR, bundledGeoSources, ensureGeoIndex } from "../src/enrich/geo.js";
 import { fromColumns } from "../src/ingest/event-columns.js";
 import { ImportBodyError, ImportThreads } from "../src/ingest/import-threads.js";
 import type { WebsiteRecord } from "../src/storage/ports.js";
@@ -39,9 +39,7 @@ const pageview = {
 };
 
 describe("import threads", () => {
-  // The geolocation files read once, here, and shared with the thread.
-  const geo = new MmdbGeoLookup(bundledGeoDatabases());
-  const threads = new ImportThreads(1, { files: bundledGeoDatabases(), databases: () => geo.databases() });
+  const threads = new ImportThreads(1, () => ensureGeoIndex(bundledGeoSources(), BUILT_INDEX_DIR));
   after(() => threads.close());
 
   it("reads a body, names its websites, and prepares its events", async () => {

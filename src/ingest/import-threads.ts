@@ -9,7 +9,6 @@
 
 import { Worker } from "node:worker_threads";
 import type { ImportBodyProblem } from "../api/import-body.js";
-import type { GeoDatabases } from "../enrich/geo.js";
 import type { FieldErrors } from "../errors.js";
 import { ValidationError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
@@ -26,9 +25,8 @@ export class ImportBodyError extends Error {
 }
 
 export interface ImportWorkerData {
-  geoFiles: { ipv4: string; ipv6: string };
-  /** The geolocation files as this thread read them, so each thread does not hold a copy. */
-  geoDatabases: GeoDatabases;
+  /** The geolocation index every thread reads (geo.ts), or null when there is none. */
+  geoIndex: string | null;
 }
 
 export type ImportRequest =
@@ -103,13 +101,13 @@ export class ImportThreads {
   private readonly threads: ImportThread[] = [];
   private nextId = 1;
   private closed = false;
-  /** What every thread starts with (the geolocation databases are read on the first import). */
+  /** What every thread starts with (asked for on the first import). */
   private data: Promise<ImportWorkerData> | null = null;
 
-  /** `geo` shares this thread's geolocation databases (read on the first import). */
+  /** `geoIndex` gives the geolocation index the threads read (written on the first import if need be). */
   constructor(
     private readonly size: number,
-    private readonly geo: { files: ImportWorkerData["geoFiles"]; databases: () => Promise<GeoDatabases> },
+    private readonly geoIndex: () => Promise<string | null>,
   ) {}
 
   /** Sends a body to a thread to be read; throws ImportBodyError when it is not a valid import. */
@@ -159,7 +157,7 @@ export class ImportThreads {
 
   /** The least busy thread, a new one while fewer than `size` run and all are busy. */
   private async pick(): Promise<ImportThread> {
-    this.data ??= this.geo.databases().then((geoDatabases) => ({ geoFiles: this.geo.files, geoDatabases }));
+    this.data ??= this.geoIndex().then((geoIndex) => ({ geoIndex }));
     const data = await this.data;
     if (this.closed) throw new Error("the import threads are closed");
     let best: ImportThread | undefined;

@@ -6,7 +6,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import { importBodyReader } from "../api/import-body.js";
-import { MmdbGeoLookup } from "../enrich/geo.js";
+import { IndexedGeoLookup } from "../enrich/geo.js";
 import { UserAgentClassifier } from "../enrich/user-agent.js";
 import { ValidationError } from "../errors.js";
 import { type ImportEvent, ImportPreparer, namedWebsites, type SchemaRejections } from "./event-importer.js";
@@ -27,7 +27,10 @@ const preparer = new ImportPreparer(
     // Imports name their websites; this thread resolves no hosts.
     directory: { cached: () => null, byHost: async () => null },
     userAgents: new UserAgentClassifier(),
-    geo: new MmdbGeoLookup(data.geoFiles, undefined, data.geoDatabases),
+    geo: new IndexedGeoLookup(async () => {
+      if (data.geoIndex === null) throw new Error("no geolocation index"); // the requesting thread said why
+      return data.geoIndex;
+    }),
     visitors,
   }),
 );

@@ -1,0 +1,301 @@
+// The geolocation index: a file of sorted address ranges, each naming a location, read a
+// block at a time. An `.mmdb` database is a search tree that the `maxmind` reader needs
+// wholly in memory (the bundled DB-IP files are 134 MB, more than a third of the server's
+// memory budget); this file holds the same answers as ranges (geo-index-build.ts writes it
+// from the tree), and a lookup reads one block of it: a binary search over every 64th
+// range start (held in memory, about 1.2 MB), then one read of 64 ranges (0.5-1.3 KB, from
+// the page cache once warm). A thread holds about 13 MB of it (the location lines, that
+// sparse index and a bounded cache of blocks) instead of the database and a cache of
+// decoded records.
+//
+// Layout (numbers little-endian unless said):
+//   header   8-byte magic, u32 location count, u32 location bytes, u32 IPv4 ranges, u32 IPv6 ranges
+//   locations  UTF-8, one per line: `CODE\tCity` (see encodeLocation)
+//   IPv4 ranges  start u32, location u32 (NO_LOCATION: no answer), sorted, the first at 0
+//   IPv6 ranges  start 16 bytes big-endian, location u32, sorted, the first at ::
+//   sparse   every SPARSE_STEP-th IPv4 start (u32), then every SPARSE_STEP-th IPv6 start (16 bytes)
+
+import fs from "node:fs";
+import { isIPv6 } from "node:net";
+import { continents, countries } from "countries-list";
+import { RecentMap } from "./recent-map.js";
+
+export interface GeoLocation {
+  country: string;
+  city: string;
+  continent: string;
+}
+
+export const UNKNOWN_LOCATION: GeoLocation = Object.freeze({ country: "", city: "", continent: "" });
+
+export const MAGIC = Buffer.from("GEOIDX01");
+export const HEADER_BYTES = 24;
+export const NO_LOCATION = 0xffff_ffff;
+export const SPARSE_STEP = 64;
+export const V4_RANGE_BYTES = 8;
+export const V6_RANGE_BYTES = 20;
+/** Decoded locations kept: 10,000 is as many cities as most sites see in a day. */
+const DECODED_LOCATIONS = 10_000;
+const CACHED_BLOCKS = 4096;
+
+type CountryCode = keyof typeof countries;
+type ContinentCode = keyof typeof continents;
+
+/** A record as DB-IP (ip-location-db) or MaxMind City store it. */
+export interface GeoRecord {
+  country_code?: string;
+  city?: string | { names?: Record<string, string> };
+  country?: { iso_code?: string; names?: Record<string, string> };
+  continent?: { code?: string };
+}
+
+/**
+ * A record's location as a line of the index: `CODE\tCity`, with the record's country name
+ * and continent code after it only when countries-list does not know the code (so a line
+ * is about 15 bytes). Null when the record names no country.
+ */
+export function encodeLocation(record: GeoRecord): string | null {
+  const code = (record.country_code ?? record.country?.iso_code ?? "").toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) return null;
+  const city = typeof record.city === "string" ? record.city : (record.city?.names?.en ?? "");
+  const clean = (text: string) => text.replace(/[\t\n]/g, " ");
+  if (countries[code as CountryCode]) return `${code}\t${clean(city)}`;
+  return [code, clean(city), clean(record.country?.names?.en ?? code), record.continent?.code ?? ""].join(
+    "\t",
+  );
+}
+
+/** A line of the index in the contract's `CODE:Name` forms. */
+export function decodeLocation(line: string): GeoLocation {
+  const [code = "", city = "", countryName, continentCode] = line.split("\t");
+  const known = countries[code as CountryCode];
+  const continent = (known?.continent ?? continentCode ?? "") as ContinentCode;
+  const continentName = continents[continent];
+  return {
+    country: `${code}:${known?.name ?? countryName ?? code}`,
+    city: city ? `${code}:${city}` : "",
+    continent: continentName ? `${continent}:${continentName}` : "",
+  };
+}
+
+/** An IPv4 address in dotted-quad form as an unsigned 32-bit number, or -1 when it is not one. */
+export function ipv4Number(address: string, from = 0, to = address.length): number {
+  let value = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = from; i < to; i++) {
+    const c = address.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return -1; // a leading zero (as node:net refuses it)
+      octet = octet * 10 + c - 48;
+      if (++digits > 3 || octet > 255) return -1;
+    } else if (c === 46 && digits > 0 && dots < 3) {
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else return -1;
+  }
+  return dots === 3 && digits > 0 ? value * 256 + octet : -1;
+}
+
+/** Eight 16-bit groups, reused by ipv6Words (one thread, no reentry). */
+const GROUPS = new Uint16Array(8);
+
+/** An IPv6 address as four 32-bit words, most significant first, into `words`; false when it is not one. */
+export function ipv6Words(address: string, words: Uint32Array): boolean {
+  if (!isIPv6(address)) return false; // what follows reads a well-formed address
+  const zone = address.indexOf("%"); // a zone (fe80::1%eth0) names no other address
+  const end = zone < 0 ? address.length : zone;
+  const dotted = address.lastIndexOf(".", end);
+  const hexEnd = dotted < 0 ? end : address.lastIndexOf(":", dotted) + 1;
+  let count = 0;
+  let gap = -1;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < hexEnd; i++) {
+    const c = address.charCodeAt(i);
+    if (c === 58) {
+      if (digits > 0) GROUPS[count++] = value;
+      value = 0;
+      digits = 0;
+      if (address.charCodeAt(i + 1) === 58) {
+        gap = count;
+        i++;
+      }
+    } else {
+      value = value * 16 + (c <= 57 ? c - 48 : (c | 32) - 87);
+      digits++;
+    }
+  }
+  if (digits > 0) GROUPS[count++] = value;
+  if (dotted >= 0) {
+    const v4 = ipv4Number(address, hexEnd, end);
+    GROUPS[count++] = v4 >>> 16;
+    GROUPS[count++] = v4 & 0xffff;
+  }
+  if (gap >= 0) {
+    const zeros = 8 - count;
+    for (let j = count - 1; j >= gap; j--) GROUPS[j + zeros] = GROUPS[j] as number;
+    GROUPS.fill(0, gap, gap + zeros);
+  }
+  for (let k = 0; k < 4; k++)
+    words[k] = (((GROUPS[2 * k] as number) << 16) | (GROUPS[2 * k + 1] as number)) >>> 0;
+  return true;
+}
+
+/** An index file opened for lookups: the location names and the sparse starts in memory. */
+export class GeoIndex {
+  /** The location lines, and where each begins (one more: the end). */
+  private readonly locations: Buffer;
+  private readonly lineStarts: Uint32Array;
+  private readonly v4Count: number;
+  private readonly v6Count: number;
+  private readonly v4Offset: number;
+  private readonly v6Offset: number;
+  private readonly v4Sparse: Uint32Array;
+  /** Every SPARSE_STEP-th IPv6 start as four 32-bit words. */
+  private readonly v6Sparse: Uint32Array;
+  /** The IPv6 address being looked up, as words (ipv6Words). */
+  private readonly key = new Uint32Array(4);
+  /**
+   * Blocks read lately, per family: a read costs 1-4 µs (a system call), more than the rest
+   * of a lookup, and traffic keeps coming from the same networks. At most about 2 MB (IPv4)
+   * and 5 MB (IPv6).
+   */
+  private readonly v4Blocks = new RecentMap<number, Buffer>(CACHED_BLOCKS);
+  private readonly v6Blocks = new RecentMap<number, Buffer>(CACHED_BLOCKS);
+  /** Locations decoded lately: a few hundred thousand exist, traffic keeps coming from fewer. */
+  private readonly decoded = new RecentMap<number, GeoLocation>(DECODED_LOCATIONS);
+
+  private constructor(private readonly fd: number) {
+    const header = Buffer.alloc(HEADER_BYTES);
+    fs.readSync(fd, header, 0, HEADER_BYTES, 0);
+    if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error("not a geolocation index");
+    const locationBytes = header.readUInt32LE(12);
+    this.v4Count = header.readUInt32LE(16);
+    this.v6Count = header.readUInt32LE(20);
+    this.locations = readAt(fd, HEADER_BYTES, locationBytes);
+    this.lineStarts = new Uint32Array(header.readUInt32LE(8) + 1);
+    for (let line = 1, at = 0; line < this.lineStarts.length; line++) {
+      at = this.locations.indexOf(10, at) + 1 || locationBytes + 1; // the last line ends without a newline
+      this.lineStarts[line] = at;
+    }
+    this.v4Offset = HEADER_BYTES + locationBytes;
+    this.v6Offset = this.v4Offset + this.v4Count * V4_RANGE_BYTES;
+    const sparseOffset = this.v6Offset + this.v6Count * V6_RANGE_BYTES;
+    const v4SparseBytes = Math.ceil(this.v4Count / SPARSE_STEP) * 4;
+    const v4Sparse = readAt(fd, sparseOffset, v4SparseBytes);
+    this.v4Sparse = Uint32Array.from({ length: v4SparseBytes / 4 }, (_, i) => v4Sparse.readUInt32LE(i * 4));
+    const v6Sparse = readAt(fd, sparseOffset + v4SparseBytes, Math.ceil(this.v6Count / SPARSE_STEP) * 16);
+    this.v6Sparse = Uint32Array.from({ length: v6Sparse.length / 4 }, (_, i) => v6Sparse.readUInt32BE(i * 4));
+  }
+
+  static open(file: string): GeoIndex {
+    const fd = fs.openSync(file, "r");
+    try {
+      return new GeoIndex(fd);
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  /** Where an address is, or UNKNOWN_LOCATION (no answer, or not an address). */
+  find(address: string): GeoLocation {
+    const v4 = ipv4Number(address);
+    let location: number;
+    if (v4 >= 0) location = this.findV4(v4);
+    else if (ipv6Words(address, this.key)) location = this.findV6(this.key);
+    else return UNKNOWN_LOCATION;
+    if (location === NO_LOCATION) return UNKNOWN_LOCATION;
+    let known = this.decoded.get(location);
+    if (!known) {
+      const start = this.lineStarts[location] ?? 0;
+      known = decodeLocation(
+        this.locations.toString("utf8", start, (this.lineStarts[location + 1] ?? start + 1) - 1),
+      );
+      this.decoded.set(location, known);
+    }
+    return known;
+  }
+
+  private findV4(key: number): number {
+    const sparse = this.v4Sparse;
+    const blockIndex = lastAtMost(sparse.length, (i) => (sparse[i] as number) <= key);
+    if (blockIndex < 0) return NO_LOCATION;
+    const block = this.block(this.v4Blocks, blockIndex, this.v4Count, this.v4Offset, V4_RANGE_BYTES);
+    const entry = lastAtMost(
+      block.length / V4_RANGE_BYTES,
+      (i) => block.readUInt32LE(i * V4_RANGE_BYTES) <= key,
+    );
+    return block.readUInt32LE(entry * V4_RANGE_BYTES + 4);
+  }
+
+  private findV6(key: Uint32Array): number {
+    const sparse = this.v6Sparse;
+    const blockIndex = lastAtMost(sparse.length / 4, (i) =>
+      wordsAtMost((k) => sparse[i * 4 + k] as number, key),
+    );
+    if (blockIndex < 0) return NO_LOCATION;
+    const block = this.block(this.v6Blocks, blockIndex, this.v6Count, this.v6Offset, V6_RANGE_BYTES);
+    const entry = lastAtMost(block.length / V6_RANGE_BYTES, (i) =>
+      wordsAtMost((k) => block.readUInt32BE(i * V6_RANGE_BYTES + k * 4), key),
+    );
+    return block.readUInt32LE(entry * V6_RANGE_BYTES + 16);
+  }
+
+  /** The index-th run of SPARSE_STEP ranges of a family, from `cache` or read now. */
+  private block(
+    cache: RecentMap<number, Buffer>,
+    index: number,
+    total: number,
+    offset: number,
+    rangeBytes: number,
+  ): Buffer {
+    let block = cache.get(index);
+    if (!block) {
+      const count = Math.min(SPARSE_STEP, total - index * SPARSE_STEP);
+      block = readAt(this.fd, offset + index * SPARSE_STEP * rangeBytes, count * rangeBytes);
+      cache.set(index, block);
+    }
+    return block;
+  }
+}
+
+/** Whether the 128-bit start whose k-th word `word(k)` gives is at most `key`. */
+function wordsAtMost(word: (k: number) => number, key: Uint32Array): boolean {
+  for (let k = 0; k < 4; k++) {
+    const w = word(k);
+    if (w !== key[k]) return w < (key[k] as number);
+  }
+  return true;
+}
+
+/** The last index in [0, count) for which `atMost` holds (it holds for a prefix), or -1. */
+function lastAtMost(count: number, atMost: (index: number) => boolean): number {
+  let low = 0;
+  let high = count; // atMost holds below low, fails from high on
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (atMost(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const read = fs.readSync(fd, bytes, done, length - done, offset + done);
+    if (read === 0) throw new Error("the geolocation index ended early");
+    done += read;
+  }
+  return bytes;
+}
