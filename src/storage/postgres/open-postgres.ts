@@ -4,7 +4,7 @@
 import { type DatabaseIntrospector, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
-import { postgresMigrations } from "../relational/migrations/postgres.js";
+import { postgresMigrations } from "../relational/migrations/metadata-migrations.js";
 import type { Database } from "../relational/schema.js";
 import { CurrentSchemaIntrospector } from "./current-schema-introspector.js";
 
