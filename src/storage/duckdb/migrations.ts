@@ -51,6 +51,29 @@ const NUMBERED_TEXT_V5 = [
   "event",
 ] as const;
 
+/** An aggregate table of versions 1-7: a count per website, statistic, day or week, and value. */
+function statTable(
+  name: string,
+  period: "day" | "week",
+  value: "value VARCHAR" | "value_id UINTEGER",
+): string {
+  return `CREATE TABLE ${name} (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        ${period} DATE NOT NULL,
+        ${value} NOT NULL,
+        count BIGINT NOT NULL
+      );`;
+}
+
+/** The aggregate tables version 4 numbers the values of, each with its period column. */
+const AGGREGATES_V4 = [
+  ["daily_stats", "day"],
+  ["daily_stats_recent", "day"],
+  ["daily_stats_deltas", "day"],
+  ["weekly_stats", "week"],
+] as const;
+
 export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
     version: 1,
@@ -86,20 +109,8 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         FROM events e LEFT JOIN (
           SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
         ) n ON n.code = split_part(e.geo, ':', 1);
-      CREATE TABLE daily_stats (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
-      CREATE TABLE daily_stats_recent (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats", "day", "value VARCHAR")}
+      ${statTable("daily_stats_recent", "day", "value VARCHAR")}
       CREATE TABLE visitor_ids (
         website_id INTEGER NOT NULL,
         day DATE NOT NULL,
@@ -111,23 +122,11 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
     version: 2,
     name: "daily_stats_deltas, weekly_stats",
     sql: `
-      CREATE TABLE daily_stats_deltas (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats_deltas", "day", "value VARCHAR")}
       -- Version 1 kept unmerged rows in daily_stats_recent: they are deltas now.
       INSERT INTO daily_stats_deltas SELECT * FROM daily_stats_recent;
       DELETE FROM daily_stats_recent;
-      CREATE TABLE weekly_stats (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        week DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );`,
+      ${statTable("weekly_stats", "week", "value VARCHAR")}`,
   },
   {
     version: 3,
@@ -161,50 +160,14 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       INSERT INTO stat_values
         SELECT CAST(row_number() OVER (ORDER BY value) AS UINTEGER), value
         FROM (SELECT DISTINCT value FROM (SELECT value FROM daily_stats UNION ALL SELECT value FROM daily_stats_recent UNION ALL SELECT value FROM daily_stats_deltas UNION ALL SELECT value FROM weekly_stats));
-      CREATE TABLE daily_stats_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats;
-      ALTER TABLE daily_stats_numbered RENAME TO daily_stats;
-      CREATE TABLE daily_stats_recent_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_recent_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_recent t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats_recent;
-      ALTER TABLE daily_stats_recent_numbered RENAME TO daily_stats_recent;
-      CREATE TABLE daily_stats_deltas_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_deltas_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_deltas t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats_deltas;
-      ALTER TABLE daily_stats_deltas_numbered RENAME TO daily_stats_deltas;
-      CREATE TABLE weekly_stats_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        week DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO weekly_stats_numbered
-        SELECT t.website_id, t.stat, t.week, v.id, t.count FROM weekly_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE weekly_stats;
-      ALTER TABLE weekly_stats_numbered RENAME TO weekly_stats;`,
+      ${AGGREGATES_V4.map(
+        ([table, period]) => `
+          ${statTable(`${table}_numbered`, period, "value_id UINTEGER")}
+          INSERT INTO ${table}_numbered
+            SELECT t.website_id, t.stat, t.${period}, v.id, t.count FROM ${table} t JOIN stat_values v USING (value) ORDER BY t.rowid;
+          DROP TABLE ${table};
+          ALTER TABLE ${table}_numbered RENAME TO ${table};`,
+      ).join("")}`,
   },
   {
     version: 5,
@@ -290,13 +253,7 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
           LEFT JOIN (SELECT website_id, day, max(written) AS written FROM visitor_ids GROUP BY ALL) w USING (website_id, day)
         ORDER BY e.website_id, e.day;
       -- One row per (website, statistic, day, value): the sum of what the tiers held.
-      CREATE TABLE daily_stats_folded (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats_folded", "day", "value_id UINTEGER")}
       INSERT INTO daily_stats_folded
         SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) FROM (
           SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent UNION ALL SELECT * FROM daily_stats_deltas
