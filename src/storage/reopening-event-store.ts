@@ -12,18 +12,16 @@ import { type EventStore, EventStoreFailedError, type ExportOptions, type Stored
 
 /** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
 const UNAVAILABLE = "The event store is unavailable for now; try again later.";
+/** The pause before the first attempt; each failed attempt doubles it, up to MAX_DELAY_MS. */
+const FIRST_DELAY_MS = 250;
+/** The longest pause between attempts: how long the store may stay down once the disk has room again. */
+const MAX_DELAY_MS = 5_000;
 
-export interface ReopeningOptions {
-  /** Opens a fresh instance, migrated and checked (it must write what the failed one could not). */
-  open: () => Promise<EventStore>;
-  /** Told when the store fails and when an attempt to open it again fails. */
-  onFailure?: (error: unknown, state: { attempts: number; nextAttemptMs: number }) => void;
+export interface ReopeningHooks {
+  /** Told when the store fails (attempts 0) and when an attempt to open it again fails. */
+  onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
   /** Told when the store is open again, after `attempts` attempts. */
   onReopened?: (attempts: number) => void;
-  /** The pause before the first attempt; each failed attempt doubles it, up to `maxDelayMs`. */
-  firstDelayMs?: number;
-  /** The longest pause between attempts: how long the store may stay down once the disk has room again. */
-  maxDelayMs?: number;
 }
 
 export class ReopeningEventStore implements EventStore {
@@ -35,16 +33,14 @@ export class ReopeningEventStore implements EventStore {
   private failure: unknown = null;
   private reopening: Promise<void> | null = null;
   private readonly stop = new AbortController();
-  private readonly firstDelayMs: number;
-  private readonly maxDelayMs: number;
 
+  /** `open` opens a fresh instance, migrated and checked (it must write what the failed one could not). */
   constructor(
     store: EventStore,
-    private readonly options: ReopeningOptions,
+    private readonly open: () => Promise<EventStore>,
+    private readonly hooks: ReopeningHooks = {},
   ) {
     this.current = store;
-    this.firstDelayMs = options.firstDelayMs ?? 250;
-    this.maxDelayMs = Math.max(this.firstDelayMs, options.maxDelayMs ?? 5_000);
   }
 
   /** Whether the store is open (false while it is being opened again). */
@@ -145,8 +141,8 @@ export class ReopeningEventStore implements EventStore {
   }
 
   private async reopen(failed: EventStore): Promise<void> {
-    let delay = this.firstDelayMs;
-    this.options.onFailure?.(this.failure, { attempts: 0, nextAttemptMs: delay });
+    let delay = FIRST_DELAY_MS;
+    this.hooks.onFailure?.(this.failure, 0, delay);
     // The failed instance goes first: two instances must never have the same files open.
     while (this.running.has(failed)) await new Promise<void>((resolve) => (this.drained = resolve));
     this.drained = null;
@@ -158,7 +154,7 @@ export class ReopeningEventStore implements EventStore {
         return; // closed meanwhile
       }
       try {
-        const store = await this.options.open();
+        const store = await this.open();
         if (this.stop.signal.aborted) {
           await store.close();
           return;
@@ -166,12 +162,12 @@ export class ReopeningEventStore implements EventStore {
         this.current = store;
         this.failure = null;
         this.reopening = null;
-        this.options.onReopened?.(attempts);
+        this.hooks.onReopened?.(attempts);
         return;
       } catch (error) {
         this.failure = error;
-        delay = Math.min(delay * 2, this.maxDelayMs);
-        this.options.onFailure?.(error, { attempts, nextAttemptMs: delay });
+        delay = Math.min(delay * 2, MAX_DELAY_MS);
+        this.hooks.onFailure?.(error, attempts, delay);
       }
     }
   }
