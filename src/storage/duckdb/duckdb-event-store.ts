@@ -1,11 +1,7 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
-// A batch's events (their text as numbers, see migrations.ts; their visitors as numbers,
-// visitor-numbers.ts) are appended in one transaction with the values and visitors it
-// numbered first (the appender is the fastest way into DuckDB), and each day it touched is
-// marked open in event_days. Days that ended and have settled are folded: the catalog's
-// SQL counts their events into daily_stats (aggregate-sql.ts). Statistics are read from
-// daily_stats for folded days and counted from the raw events for open ones, with that same
-// SQL. Nothing but a batch and the numbers of text values is held in JavaScript.
+// A batch is appended in one transaction with the text values and visitors it numbered (the
+// appender is the fastest way into DuckDB); settled days are folded into daily_stats
+// (aggregate-sql.ts). Nothing but a batch and the numbers of text values is held in JavaScript.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -23,7 +19,7 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
-import { STATS, type StatDefinition } from "../../stats/catalog.js";
+import { STATS } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import { foldSql, statQuerySql } from "./aggregate-sql.js";
@@ -72,6 +68,16 @@ const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
  */
 const NEW_FILE_BLOCK_BYTES = 65_536;
 
+/** What the store has numbered, so a batch adds only new rows. */
+interface Numbered {
+  /** Country codes in geo_names. */
+  geoCodes: Set<string>;
+  /** City values in places, with their numbers. */
+  places: StringNumbers;
+  /** Per NUMBERED_TEXT field, its values in text_values, with their numbers. */
+  texts: StringNumbers[];
+}
+
 export interface DuckDbOptions {
   /** DuckDB's own memory ceiling, e.g. "256MB". */
   memoryLimit?: string;
@@ -99,12 +105,8 @@ export class DuckDbEventStore implements EventStore {
   /** The upkeep under way, which close() lets finish its step and stop. */
   private upkeepRun: Promise<void> | null = null;
   private closing = false;
-  /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
-  private geoCodes: Set<string> | null = null;
-  /** City values already in places, with their numbers (read on the first insert). */
-  private places: StringNumbers | null = null;
-  /** Per NUMBERED_TEXT field, its values already in text_values, with their numbers (read on the first insert). */
-  private texts: StringNumbers[] | null = null;
+  /** What the store has numbered, read on the first insert (see loadNumbered). */
+  private numbered: Numbered | null = null;
 
   private constructor(
     private readonly file: string,
@@ -189,14 +191,8 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
-    if (!this.geoCodes) {
-      const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
-      this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
-    }
-    const knownCodes = this.geoCodes;
-    this.places ??= await this.loadNumbers();
-    this.texts ??= await this.loadTexts();
-    const { places, texts } = this;
+    this.numbered ??= await this.loadNumbered();
+    const { geoCodes: knownCodes, places, texts } = this.numbered;
     const placeNumbers = numberPlaces(events, places);
     const textColumns = NUMBERED_TEXT.map((field, index) =>
       textNumbers(events, READ_TEXT[field], texts[index] as StringNumbers),
@@ -324,21 +320,14 @@ export class DuckDbEventStore implements EventStore {
   private async refold(websiteId?: number): Promise<void> {
     const ofWebsite = websiteId === undefined ? "" : " AND website_id = $1";
     const params = websiteId === undefined ? [] : [websiteId];
-    const days = await this.serialised(async () => {
-      // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
-      await this.writer.run(
+    // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
+    await this.serialised(() =>
+      this.writer.run(
         `DELETE FROM daily_stats WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
         params,
-      );
-      return this.writer.runAndReadAll(
-        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-         WHERE true${ofWebsite} ORDER BY day, website_id`,
-        params,
-      );
-    });
-    for (const row of days.getRowObjects()) {
-      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
-    }
+      ),
+    );
+    await this.foldDays(`true${ofWebsite}`, params);
   }
 
   /**
@@ -355,18 +344,28 @@ export class DuckDbEventStore implements EventStore {
 
   private async runUpkeep(): Promise<void> {
     const now = this.clock.now().getTime();
-    const settled = await this.serialised(() =>
-      this.writer.runAndReadAll(
-        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-         WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
-        [dayString(dayNumberOf(now)), new Date(now - SETTLE_MS).toISOString()],
-      ),
+    await this.translated(
+      this.foldDays("NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP)", [
+        dayString(dayNumberOf(now)),
+        new Date(now - SETTLE_MS).toISOString(),
+      ]),
     );
-    for (const row of settled.getRowObjects()) {
-      await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
-    }
     if (this.closing) return;
     await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
+  }
+
+  /** Folds the days of event_days that `where` selects, oldest first. */
+  private async foldDays(where: string, params: (string | number)[]): Promise<void> {
+    const days = await this.serialised(() =>
+      this.writer.runAndReadAll(
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
+         WHERE ${where} ORDER BY day, website_id`,
+        params,
+      ),
+    );
+    for (const row of days.getRowObjects()) {
+      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
+    }
   }
 
   /**
@@ -380,13 +379,16 @@ export class DuckDbEventStore implements EventStore {
     const range = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
     for (const stat of STATS) {
       if (this.closing) return; // the day stays open, and is folded after the next start
+      // The statistic's fold (aggregate-sql.ts), its first statement over `range`.
+      const [count, ...rest] = foldSql(stat);
       await this.serialised(() =>
         this.inTransaction(async () => {
           await this.writer.run(
             "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
             [websiteId, day, stat.id],
           );
-          await this.fold(range, stat);
+          await this.writer.run(count as string, range);
+          for (const statement of rest) await this.writer.run(statement);
         }),
       );
     }
@@ -397,13 +399,6 @@ export class DuckDbEventStore implements EventStore {
         [websiteId, day, written],
       ),
     );
-  }
-
-  /** Runs a statistic's fold of a website's day (aggregate-sql.ts), the first statement with `range`. */
-  private async fold(range: (string | number)[], stat: StatDefinition): Promise<void> {
-    const [count, ...rest] = foldSql(stat);
-    await this.writer.run(count as string, range);
-    for (const statement of rest) await this.writer.run(statement);
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
@@ -423,12 +418,8 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async count(websiteId?: number): Promise<number> {
-    const result =
-      websiteId === undefined
-        ? await this.reader.runAndReadAll("SELECT count(*) AS n FROM events")
-        : await this.reader.runAndReadAll("SELECT count(*) AS n FROM events WHERE website_id = $1", [
-            websiteId,
-          ]);
+    const [where, params] = websiteId === undefined ? ["", []] : [" WHERE website_id = $1", [websiteId]];
+    const result = await this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params);
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
 
@@ -491,23 +482,23 @@ export class DuckDbEventStore implements EventStore {
     this.instance.closeSync();
   }
 
-  /** The numbers of the city values in places. */
-  private async loadNumbers(): Promise<StringNumbers> {
-    const rows = await this.writer.runAndReadAll("SELECT id, geo AS text FROM places");
-    return new StringNumbers(rows.getRowObjects().map((row) => [String(row.text), Number(row.id)]));
-  }
-
-  /** The numbers of each NUMBERED_TEXT field's values, from text_values. */
-  private async loadTexts(): Promise<StringNumbers[]> {
-    const rows = (
-      await this.writer.runAndReadAll("SELECT field, id, value FROM text_values")
-    ).getRowObjects();
-    return NUMBERED_TEXT.map(
-      (_, field) =>
-        new StringNumbers(
-          rows.filter((row) => Number(row.field) === field).map((row) => [String(row.value), Number(row.id)]),
-        ),
-    );
+  private async loadNumbered(): Promise<Numbered> {
+    const read = async (sql: string) => (await this.writer.runAndReadAll(sql)).getRowObjects();
+    const codes = await read("SELECT DISTINCT code FROM geo_names");
+    const places = await read("SELECT id, geo FROM places");
+    const texts = await read("SELECT field, id, value FROM text_values");
+    return {
+      geoCodes: new Set(codes.map((row) => String(row.code))),
+      places: new StringNumbers(places.map((row) => [String(row.geo), Number(row.id)])),
+      texts: NUMBERED_TEXT.map(
+        (_, field) =>
+          new StringNumbers(
+            texts
+              .filter((row) => Number(row.field) === field)
+              .map((row) => [String(row.value), Number(row.id)]),
+          ),
+      ),
+    };
   }
 
   /**
