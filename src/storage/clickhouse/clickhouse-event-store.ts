@@ -1,9 +1,7 @@
 // The ClickHouse event store: one server, or a cluster of shards behind Distributed tables.
-// A batch is one INSERT of its events (through the Distributed table with
-// insert_distributed_sync=1, so it returns once every shard stored its part); the row view
-// updates row_stats from each inserted block, and a DayFolder folds closed days' unique
-// visitors into counts (see migrations.ts). Statistics are read from those, and from the
-// raw events of the days still open.
+// A batch is one INSERT of its events; the row view sums row_stats from each inserted block,
+// and a DayFolder folds closed days' unique visitors (day-folds.ts). Statistics are read
+// from those, and from the raw events of the days still open.
 
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
@@ -242,11 +240,7 @@ export class ClickHouseEventStore implements EventStore {
 
   /** The table queries and inserts go through: the Distributed one on a cluster, else the local one. */
   private table(name: string): Sql {
-    return sql`${this.db}.${this.nodes.cluster ? sqlIdentifier(name) : this.local(name)}`;
-  }
-
-  private local(name: string): Sql {
-    return sqlIdentifier(`${name}_local`);
+    return sql`${this.db}.${sqlIdentifier(this.nodes.cluster ? name : `${name}_local`)}`;
   }
 
   /** Refuses to migrate a node that does not know the configured cluster. */
