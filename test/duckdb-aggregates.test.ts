@@ -99,7 +99,7 @@ describe("embedded store aggregates", () => {
       const days = 24;
       const clock = new ManualClock(new Date(start + (days - 0.5) * 86_400_000));
       const next = random(seed);
-      const options = { clock, upkeepTimer: false };
+      const options = { clock, upkeep: false };
       let store = await DuckDbEventStore.open(dir, options);
       try {
         await store.migrate();
@@ -161,7 +161,7 @@ describe("embedded store aggregates", () => {
     const clock = new ManualClock("2026-07-10T12:00:00Z");
     const base = randomEventsOf(random(5), 1, 0)[0] as StoredEvent;
     const hit = (ts: string): StoredEvent => ({ ...base, websiteId: 1, kind: "pageview", ts: new Date(ts) });
-    const options = { clock, upkeepTimer: false };
+    const options = { clock, upkeep: false };
     let store = await DuckDbEventStore.open(dir, options);
     /** The days' fold state, read from the file between two opens of the store. */
     const state = async () => {
@@ -233,7 +233,7 @@ describe("embedded store aggregates", () => {
   }, async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
-    const options = { clock, upkeepTimer: false };
+    const options = { clock, upkeep: false };
     let store = await DuckDbEventStore.open(dir, options);
     try {
       await store.migrate();
@@ -296,7 +296,7 @@ describe("embedded store aggregates", () => {
     };
     // The fixture's "now" was its last day, 2026-06-30.
     const clock = new ManualClock("2026-06-30T20:00:00Z");
-    let store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+    let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     try {
       await store.migrate();
       assert.equal(await store.countEvents(), recorded.count);
@@ -332,7 +332,7 @@ describe("embedded store aggregates", () => {
         { readOnly: true },
       );
       assert.deepEqual(after.tables, ["daily_stats"], "one aggregate table is left");
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -356,12 +356,12 @@ describe("embedded store aggregates", () => {
           rows: unknown;
         }
       ).rows;
-    let store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+    let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     try {
       await store.migrate();
       await store.insert([hit("2026-06-10T08:00:00Z", 77n, "/a"), hit("2026-06-01T08:00:00Z", 77n, "/a")]);
       await store.close();
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
       // The same hash again, today and on the old day an import wrote today (its salt lives
       // on 48 hours after that import): one visitor on each day.
       await store.insert([hit("2026-06-10T09:00:00Z", 77n, "/b"), hit("2026-06-01T09:00:00Z", 77n, "/b")]);
@@ -375,7 +375,7 @@ describe("embedded store aggregates", () => {
       await store.insert([hit("2026-06-13T00:00:01Z", 5n, "/c")]);
       await store.upkeep();
       await store.close();
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
       await store.insert([hit("2026-06-01T10:00:00Z", 77n, "/d")]);
       assert.deepEqual(await visitorsOf(), [
         { value: "2026-06-01", count: 2 },

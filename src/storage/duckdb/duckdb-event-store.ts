@@ -21,6 +21,7 @@ import {
 import { type Clock, systemClock } from "../../clock.js";
 import { STATS } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import { foldSql, statQuerySql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
@@ -78,26 +79,6 @@ interface Numbered {
   texts: StringNumbers[];
 }
 
-export interface DuckDbOptions {
-  /** DuckDB's own memory ceiling, e.g. "256MB". */
-  memoryLimit?: string;
-  /**
-   * DuckDB's worker threads; by default the cores this process may run on. DuckDB counts the
-   * machine's cores and ignores CPU affinity: a server pinned to one core (taskset, a
-   * container's cpuset) would get extra threads competing with the event loop for that core.
-   */
-  threads?: number;
-  /** Decides which days have ended and settled, and when visitor ids can go. */
-  clock?: Clock;
-  /**
-   * Whether the store folds settled days and prunes visitor ids by itself, every
-   * UPKEEP_INTERVAL_MS (a server's does; default false). Tests call upkeep() instead.
-   */
-  upkeepTimer?: boolean;
-  /** Told when the upkeep (folding, pruning) fails: nothing is lost, and it is tried again. */
-  onUpkeepError?: (error: unknown) => void;
-}
-
 export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private prunedOn = 0;
@@ -114,21 +95,29 @@ export class DuckDbEventStore implements EventStore {
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
-    upkeepTimer: boolean,
+    upkeep: boolean,
     private readonly onUpkeepError: (error: unknown) => void,
   ) {
-    this.timer = upkeepTimer
+    this.timer = upkeep
       ? setInterval(() => {
           this.upkeep().catch((error: unknown) => this.onUpkeepError(error));
         }, UPKEEP_INTERVAL_MS).unref()
       : null;
   }
 
-  static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
+  /**
+   * The store of a data directory. `clock` decides which days have settled and when visitor
+   * ids can go; with `upkeep` the store folds settled days and prunes visitor ids by itself,
+   * every UPKEEP_INTERVAL_MS (a server's does; tests call upkeep() instead).
+   */
+  static async open(dataDir: string, options: EngineOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
-      memory_limit: options.memoryLimit ?? "256MB",
-      threads: String(options.threads ?? os.availableParallelism()),
+      memory_limit: "256MB",
+      // The cores this process may run on: DuckDB counts the machine's and ignores CPU
+      // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
+      // extra threads competing with the event loop for that core.
+      threads: String(os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
       // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
       // (duckdb/duckdb#25819): arms that all read the events through the same joins got
@@ -150,7 +139,7 @@ export class DuckDbEventStore implements EventStore {
         await instance.connect(),
         await instance.connect(),
         options.clock ?? systemClock,
-        options.upkeepTimer ?? false,
+        options.upkeep ?? false,
         options.onUpkeepError ?? (() => undefined),
       );
     } catch (error) {
@@ -413,25 +402,21 @@ export class DuckDbEventStore implements EventStore {
     );
   }
 
-  countEvents(websiteId?: number): Promise<number> {
-    return this.translated(this.count(websiteId));
-  }
-
-  private async count(websiteId?: number): Promise<number> {
+  async countEvents(websiteId?: number): Promise<number> {
     const [where, params] = websiteId === undefined ? ["", []] : [" WHERE website_id = $1", [websiteId]];
-    const result = await this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params);
+    const result = await this.translated(
+      this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params),
+    );
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
 
   /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
-  listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.translated(this.readEvents(websiteId));
-  }
-
-  private async readEvents(websiteId: number): Promise<StoredEvent[]> {
-    const result = await this.reader.runAndReadAll(
-      `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
-      [websiteId],
+  async listEvents(websiteId: number): Promise<StoredEvent[]> {
+    const result = await this.translated(
+      this.reader.runAndReadAll(
+        `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
+        [websiteId],
+      ),
     );
     return result.getRowObjects().map(toStoredEvent);
   }
