@@ -9,7 +9,8 @@ import { after, before, describe, it } from "node:test";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { RemoteEventStore } from "../src/storage/duckdb/remote-event-store.js";
-import { type StoreSocket, serveStoreSocket, storeSocketPath } from "../src/storage/duckdb/store-socket.js";
+import { serveStoreSocket, storeSocketPath } from "../src/storage/duckdb/store-socket.js";
+import type { Closable } from "../src/storage/event-engine.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -40,7 +41,7 @@ function event(i: number): StoredEvent {
 describe("the embedded store's control socket", () => {
   const dir = tempDir("analytics-socket-");
   let store: DuckDbEventStore;
-  let socket: StoreSocket;
+  let socket: Closable;
   let remote: RemoteEventStore;
   const sent = Array.from({ length: 60 }, (_, i) => event(i));
 

@@ -11,6 +11,7 @@ import {
   eventToWire,
   queryToWire,
   type RemoteMethod,
+  readBody,
   type WireEvent,
 } from "./store-socket-wire.js";
 
@@ -79,9 +80,7 @@ export class RemoteEventStore implements EventStore {
   private async call(method: RemoteMethod, args: unknown[]): Promise<unknown> {
     const response = await this.request("/call", { method, args });
     if (response.statusCode !== 200) throw new Error(await errorOf(response));
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    return (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result: unknown }).result;
+    return (JSON.parse(await readBody(response)) as { result: unknown }).result;
   }
 
   private request(path: string, body: unknown): Promise<http.IncomingMessage> {
@@ -104,9 +103,7 @@ export class RemoteEventStore implements EventStore {
 }
 
 async function errorOf(response: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = await readBody(response);
   try {
     return `the running server: ${(JSON.parse(text) as { error: string }).error}`;
   } catch {

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import type { Closable } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import {
   eventFromWire,
@@ -14,6 +15,7 @@ import {
   queryFromWire,
   REMOTE_METHODS,
   type RemoteMethod,
+  readBody,
   type WireEvent,
   type WireQuery,
 } from "./store-socket-wire.js";
@@ -26,12 +28,8 @@ export function storeSocketPath(dataDir: string): string {
 /** Largest request body: an import batch of 10,000 events fits many times over. */
 const MAX_BODY = 256 * 1024 * 1024;
 
-export interface StoreSocket {
-  close(): Promise<void>;
-}
-
 /** Serves `store` on the data directory's socket until close(). */
-export async function serveStoreSocket(store: EventStore, dataDir: string): Promise<StoreSocket> {
+export async function serveStoreSocket(store: EventStore, dataDir: string): Promise<Closable> {
   const socketPath = storeSocketPath(dataDir);
   // A socket file left by a server that died: this process holds the store, so none is live.
   fs.rmSync(socketPath, { force: true });
@@ -110,22 +108,7 @@ function fail(response: http.ServerResponse, error: unknown): void {
   response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
 }
 
-function readJson(request: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) request.destroy(new Error("request too large"));
-      else chunks.push(chunk);
-    });
-    request.on("end", () => {
-      try {
-        resolve(size === 0 ? null : JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    request.on("error", reject);
-  });
+async function readJson(request: http.IncomingMessage): Promise<unknown> {
+  const text = await readBody(request, MAX_BODY);
+  return text === "" ? null : JSON.parse(text);
 }
