@@ -55,12 +55,8 @@ export function describeEventStore(config: Config): string {
  * The configured event store, not migrated. An engine whose store one process may open
  * (the embedded one) refuses with StoreBusyError while a server holds it, saying so.
  */
-export async function openEventStore(
-  config: Config,
-  clock?: Clock,
-  onUpkeepError?: (error: unknown) => void,
-): Promise<EventStore> {
-  return eventEngine(config).open(config, { clock, onUpkeepError });
+export async function openEventStore(config: Config, clock?: Clock): Promise<EventStore> {
+  return eventEngine(config).open(config, { clock });
 }
 
 export interface ServerEventStoreHooks extends ReopeningHooks {
