@@ -14,6 +14,7 @@ import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
+import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
 /** Random events over `days` days from `start`, from a pool of 40 visitors. */
@@ -316,7 +317,7 @@ describe("embedded store aggregates", () => {
           })
         ).rows;
       const [today] = await visitors();
-      const known = (await store.listEvents(1)).find((e) => e.ts.toISOString().startsWith("2026-06-30"));
+      const known = (await storedEvents(store, 1)).find((e) => e.ts.toISOString().startsWith("2026-06-30"));
       assert.ok(today && known);
       const hash = (await exported(store)).find((e) => e.ts.getTime() === known.ts.getTime())?.visitor;
       assert.ok(hash !== undefined && hash < 1n << 32n, "today's visitors are exported as their hashes");
@@ -382,7 +383,7 @@ describe("embedded store aggregates", () => {
         { value: "2026-06-10", count: 1 },
         { value: "2026-06-13", count: 1 },
       ]);
-      const events = await store.listEvents(1);
+      const events = await storedEvents(store, 1);
       const today = events.filter((e) => e.ts.toISOString().startsWith("2026-06-10"));
       assert.equal(today[0]?.visitor, today[1]?.visitor, "the same visitor number after the restart");
       // Exported, a visitor whose id is gone is a stand-in unique to its day (day << 32 | number).

@@ -12,6 +12,7 @@ import { RemoteEventStore } from "../src/storage/duckdb/remote-event-store.js";
 import { serveStoreSocket, storeSocketPath } from "../src/storage/duckdb/store-socket.js";
 import type { Closable } from "../src/storage/event-engine.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
 const DAY = Date.UTC(2026, 3, 1);
@@ -70,7 +71,7 @@ describe("the embedded store's control socket", () => {
     await remote.insert(sent);
     assert.equal(await remote.countEvents(), sent.length);
     assert.equal(await remote.countEvents(2), await store.countEvents(2));
-    assert.deepEqual(await remote.listEvents(1), await store.listEvents(1));
+    assert.deepEqual(await storedEvents(remote, 1), await storedEvents(store, 1));
     const exported: StoredEvent[] = [];
     for await (const batch of remote.exportEvents({ websiteId: 2 })) exported.push(...batch);
     const direct: StoredEvent[] = [];

@@ -320,11 +320,6 @@ export interface EventStore {
   /** The number of stored events, of one website or of all. */
   countEvents(websiteId?: number): Promise<number>;
   /**
-   * The website's events in time order (for tests and commands), each as inserted (its
-   * instant to the second) except its visitor, which is as exportEvents gives it.
-   */
-  listEvents(websiteId: number): Promise<StoredEvent[]>;
-  /**
    * Streams the stored events (of one website or all, within UTC days `from` to `to`
    * inclusive) in non-empty batches, by website then time, never all in memory (for
    * `analytics export`). Each event is as inserted except its visitor, an opaque id,

@@ -72,10 +72,6 @@ export class ReopeningEventStore implements EventStore {
     return this.call((store) => store.countEvents(websiteId));
   }
 
-  listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.call((store) => store.listEvents(websiteId));
-  }
-
   async *exportEvents(options?: ExportOptions): AsyncIterable<StoredEvent[]> {
     const store = this.use();
     try {

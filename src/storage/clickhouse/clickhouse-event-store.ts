@@ -32,15 +32,6 @@ const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"]
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
 
-interface EventRow {
-  website_id: number;
-  seconds: number;
-  visitor: string;
-  kind: number;
-  is_visit: number;
-  [field: string]: string | number;
-}
-
 export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
   private writeQueue: Promise<unknown> = Promise.resolve();
@@ -175,11 +166,6 @@ export class ClickHouseEventStore implements EventStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Events in time order; `visitor` is the stored visitor hash. */
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.readEvents(sql`website_id = ${websiteId}`);
-  }
-
   /** One website, one UTC day at a time: memory stays bounded by a day's events. */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const events = this.table("events");
@@ -206,7 +192,7 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   private async readEvents(where: Sql): Promise<StoredEvent[]> {
-    const rows = await this.nodes.query<EventRow>(
+    const rows = await this.nodes.query<Record<string, string | number>>(
       sql`SELECT website_id, toUInt32(ts) AS seconds, toString(visitor) AS visitor, kind, is_visit,
           ${sqlJoin(EVENT_TEXT_FIELDS.map(sqlIdentifier), ", ")}
         FROM ${this.table("events")} WHERE ${where}
@@ -216,7 +202,7 @@ export class ClickHouseEventStore implements EventStore {
       const event = {
         websiteId: Number(row.website_id),
         ts: new Date(Number(row.seconds) * 1000),
-        visitor: BigInt(row.visitor),
+        visitor: BigInt(row.visitor as string),
         kind: EVENT_KINDS[Number(row.kind)] ?? "pageview",
         isVisit: Number(row.is_visit) === 1,
       } as StoredEvent;

@@ -26,7 +26,7 @@ import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent
 import { foldSql, statQuerySql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
-import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
+import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
 import { dayNumberFromString, dayNumberOf, dayString } from "./utc-days.js";
@@ -149,13 +149,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   migrate(): Promise<void> {
-    return this.migrateSchema().catch((error: unknown) => {
-      throw fileFailure(error, this.file, "migrating");
-    });
-  }
-
-  private async migrateSchema(): Promise<void> {
-    await this.serialised(async () => {
+    const migrated = this.serialised(async () => {
       await this.writer.run(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)",
       );
@@ -171,6 +165,9 @@ export class DuckDbEventStore implements EventStore {
           ]);
         });
       }
+    });
+    return migrated.catch((error: unknown) => {
+      throw fileFailure(error, this.file, "migrating");
     });
   }
 
@@ -408,17 +405,6 @@ export class DuckDbEventStore implements EventStore {
       this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params),
     );
     return Number(result.getRowObjects()[0]?.n ?? 0);
-  }
-
-  /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
-    const result = await this.translated(
-      this.reader.runAndReadAll(
-        `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
-        [websiteId],
-      ),
-    );
-    return result.getRowObjects().map(toStoredEvent);
   }
 
   /**

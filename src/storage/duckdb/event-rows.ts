@@ -17,7 +17,7 @@ export const NUMBERED_TEXT = EVENT_TEXT_FIELDS.filter(
 );
 
 /** The select list toStoredEvent reads (from events_view `e`). */
-export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
+const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
 
 /**
  * The events matching `options`, in website and time order, with the visitor's hash where

@@ -56,10 +56,6 @@ export class RemoteEventStore implements EventStore {
     return Number(await this.call("countEvents", [websiteId ?? null]));
   }
 
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return ((await this.call("listEvents", [websiteId])) as WireEvent[]).map(eventFromWire);
-  }
-
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const response = await this.request("/export", options);
     if (response.statusCode !== 200) throw new Error(await errorOf(response));

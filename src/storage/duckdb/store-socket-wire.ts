@@ -14,7 +14,6 @@ export const REMOTE_METHODS = [
   "rebuildAggregates",
   "deleteWebsite",
   "countEvents",
-  "listEvents",
   "ping",
 ] as const;
 export type RemoteMethod = (typeof REMOTE_METHODS)[number];

@@ -92,8 +92,6 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
       return store.deleteWebsite(Number(args[0]));
     case "countEvents":
       return store.countEvents(id(args[0]));
-    case "listEvents":
-      return (await store.listEvents(Number(args[0]))).map(eventToWire);
     case "ping":
       return store.ping();
   }
