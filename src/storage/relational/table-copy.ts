@@ -28,62 +28,55 @@ export type IdentityContinuer = (
   column: string,
 ) => Promise<void>;
 
-export class RelationalTableCopy {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly continueIdentity: IdentityContinuer | undefined,
-  ) {}
-
-  async *exportRows(table: MetadataTable): AsyncIterable<MetadataRow[]> {
-    const { key } = KEYS[table];
-    const order = sql.join(key.map((column) => sql.ref(column)));
-    let after: RawBuilder<unknown> = sql`1 = 1`;
-    for (;;) {
-      // Every column: a column a migration adds is copied without being listed anywhere.
-      const { rows } = await sql<Record<string, unknown>>`
-        SELECT * FROM ${sql.table(table)} WHERE ${after} ORDER BY ${order} LIMIT ${BATCH_ROWS}`.execute(
-        this.db,
-      );
-      if (rows.length === 0) return;
-      const batch = rows.map(plainRow);
-      yield batch;
-      if (rows.length < BATCH_ROWS) return;
-      const last = batch[batch.length - 1] as MetadataRow;
-      // A row-value comparison: the next batch starts after the last key, whatever its width.
-      after = sql`(${order}) > (${sql.join(key.map((column) => last[column]))})`;
-    }
+/** MetadataStore.exportRows: a table's rows, a batch at a time, in primary-key order. */
+export async function* exportRows(db: Kysely<Database>, table: MetadataTable): AsyncIterable<MetadataRow[]> {
+  const { key } = KEYS[table];
+  const order = sql.join(key.map((column) => sql.ref(column)));
+  let after: RawBuilder<unknown> = sql`1 = 1`;
+  for (;;) {
+    // Every column: a column a migration adds is copied without being listed anywhere.
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT * FROM ${sql.table(table)} WHERE ${after} ORDER BY ${order} LIMIT ${BATCH_ROWS}`.execute(db);
+    if (rows.length === 0) return;
+    const batch = rows.map(plainRow);
+    yield batch;
+    if (rows.length < BATCH_ROWS) return;
+    const last = batch[batch.length - 1] as MetadataRow;
+    // A row-value comparison: the next batch starts after the last key, whatever its width.
+    after = sql`(${order}) > (${sql.join(key.map((column) => last[column]))})`;
   }
+}
 
-  async importRows(
-    read: (table: MetadataTable) => AsyncIterable<MetadataRow[]>,
-    onTable?: (table: MetadataTable, rows: number) => void,
-  ): Promise<Record<MetadataTable, number>> {
-    return this.db.transaction().execute(async (trx) => {
-      await refuseRows(trx);
-      const copied = Object.fromEntries(METADATA_TABLES.map((table) => [table, 0])) as Record<
-        MetadataTable,
-        number
-      >;
-      for (const table of METADATA_TABLES) {
-        for await (const rows of read(table)) {
-          for (let start = 0; start < rows.length; start += BATCH_ROWS) {
-            const slice = rows.slice(start, start + BATCH_ROWS);
-            const columns = Object.keys(slice[0] ?? {});
-            const values = slice.map(
-              (row) => sql`(${sql.join(columns.map((column) => row[column] ?? null))})`,
-            );
-            await sql`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})
+/** MetadataStore.importRows into an empty store, in one transaction. */
+export async function importRows(
+  db: Kysely<Database>,
+  continueIdentity: IdentityContinuer | undefined,
+  read: (table: MetadataTable) => AsyncIterable<MetadataRow[]>,
+  onTable?: (table: MetadataTable, rows: number) => void,
+): Promise<Record<MetadataTable, number>> {
+  return db.transaction().execute(async (trx) => {
+    await refuseRows(trx);
+    const copied = Object.fromEntries(METADATA_TABLES.map((table) => [table, 0])) as Record<
+      MetadataTable,
+      number
+    >;
+    for (const table of METADATA_TABLES) {
+      for await (const rows of read(table)) {
+        for (let start = 0; start < rows.length; start += BATCH_ROWS) {
+          const slice = rows.slice(start, start + BATCH_ROWS);
+          const columns = Object.keys(slice[0] ?? {});
+          const values = slice.map((row) => sql`(${sql.join(columns.map((column) => row[column] ?? null))})`);
+          await sql`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})
               VALUES ${sql.join(values)}`.execute(trx);
-          }
-          copied[table] += rows.length;
         }
-        const { identity } = KEYS[table];
-        if (identity && this.continueIdentity) await this.continueIdentity(trx, table, identity);
-        onTable?.(table, copied[table]);
+        copied[table] += rows.length;
       }
-      return copied;
-    });
-  }
+      const { identity } = KEYS[table];
+      if (identity && continueIdentity) await continueIdentity(trx, table, identity);
+      onTable?.(table, copied[table]);
+    }
+    return copied;
+  });
 }
 
 /** Throws MetadataNotEmptyError when any table holds a row. */
