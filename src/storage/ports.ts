@@ -273,12 +273,10 @@ export const EVENT_TEXT_FIELDS = [
   "event",
 ] as const satisfies readonly (keyof StoredEvent)[];
 
-/** Which events to export: one website or all, and a range of UTC days (inclusive). */
+/** Which events to export: one website or all, and a range of UTC days, YYYY-MM-DD (inclusive). */
 export interface ExportOptions {
   websiteId?: number;
-  /** YYYY-MM-DD */
   from?: string;
-  /** YYYY-MM-DD */
   to?: string;
 }
 

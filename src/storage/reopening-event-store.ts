@@ -43,11 +43,6 @@ export class ReopeningEventStore implements EventStore {
     this.current = store;
   }
 
-  /** Whether the store is open (false while it is being opened again). */
-  get available(): boolean {
-    return this.current !== null;
-  }
-
   migrate(): Promise<void> {
     return this.call((store) => store.migrate());
   }

@@ -36,7 +36,8 @@ export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly db: Sql;
-  private readonly folder: DayFolder;
+  /** Folds closed days: on a timer in a server (folder.start), short-lived commands leave it to the server. */
+  readonly folder: DayFolder;
 
   /** `clock` says which days are closed. */
   constructor(target: ClickHouseTarget, options: { clock?: Clock } = {}) {
@@ -113,19 +114,6 @@ export class ClickHouseEventStore implements EventStore {
       rows: rows.map((row) => ({ value: row.value, count: Number(row.n) })),
       total: Number(totals[0]?.total ?? 0),
     };
-  }
-
-  /**
-   * Folds closed days on a timer (FOLD_EVERY_MS) until close(): what a server does, so its
-   * queries read counts; short-lived commands leave it to the server.
-   */
-  startFolding(onError: (error: unknown) => void): void {
-    this.folder.start(onError);
-  }
-
-  /** Folds every closed day whose fold is missing or stale, now; returns how many days. */
-  foldClosedDays(): Promise<number> {
-    return this.folder.fold();
   }
 
   /**

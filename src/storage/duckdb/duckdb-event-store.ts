@@ -69,13 +69,10 @@ const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
  */
 const NEW_FILE_BLOCK_BYTES = 65_536;
 
-/** What the store has numbered, so a batch adds only new rows. */
+/** What geo_names, places and text_values (per NUMBERED_TEXT field) hold, so a batch adds only new rows. */
 interface Numbered {
-  /** Country codes in geo_names. */
   geoCodes: Set<string>;
-  /** City values in places, with their numbers. */
   places: StringNumbers;
-  /** Per NUMBERED_TEXT field, its values in text_values, with their numbers. */
   texts: StringNumbers[];
 }
 
@@ -105,11 +102,7 @@ export class DuckDbEventStore implements EventStore {
       : null;
   }
 
-  /**
-   * The store of a data directory. `clock` decides which days have settled and when visitor
-   * ids can go; with `upkeep` the store folds settled days and prunes visitor ids by itself,
-   * every UPKEEP_INTERVAL_MS (a server's does; tests call upkeep() instead).
-   */
+  /** The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by itself. */
   static async open(dataDir: string, options: EngineOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
@@ -408,15 +401,14 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Streams the events a chunk at a time (DuckDB's vector size), on the reader connection so
-   * inserts are not held up. A visitor is its hash for the days visitor_ids still covers,
-   * else a per-day stand-in (see event-rows.ts).
+   * Streams the events a chunk at a time (DuckDB's vector size), on a connection of its own:
+   * a running server's queries on the reader would end the stream. A visitor is its hash for
+   * the days visitor_ids still covers, else a per-day stand-in (see event-rows.ts).
    */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const { sql, params } = exportQuery(options);
     let connection: DuckDBConnection | null = null;
     try {
-      // A connection of its own: a running server's queries on the reader would end the stream.
       connection = await this.instance.connect();
       const result = await connection.stream(sql, params);
       for await (const rows of result.yieldRowObjects()) {

@@ -68,15 +68,15 @@ async function answer(store: EventStore, url: string, body: unknown, response: h
   }
   const { method, args } = (body ?? {}) as { method?: string; args?: unknown[] };
   if (url !== "/call" || !REMOTE_METHODS.includes(method as RemoteMethod) || !Array.isArray(args)) {
-    response
-      .writeHead(404, { "content-type": "application/json" })
-      .end(JSON.stringify({ error: "no such call" }));
+    json(response, 404, { error: "no such call" });
     return;
   }
   const result = await call(store, method as RemoteMethod, args);
-  response
-    .writeHead(200, { "content-type": "application/json" })
-    .end(JSON.stringify({ result: result ?? null }));
+  json(response, 200, { result: result ?? null });
+}
+
+function json(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
 async function call(store: EventStore, method: RemoteMethod, args: unknown[]): Promise<unknown> {
@@ -103,7 +103,7 @@ function fail(response: http.ServerResponse, error: unknown): void {
     response.destroy(error instanceof Error ? error : new Error(message));
     return;
   }
-  response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
+  json(response, 500, { error: message });
 }
 
 async function readJson(request: http.IncomingMessage): Promise<unknown> {
