@@ -1,9 +1,7 @@
-// Keeps an event store usable through a fatal engine error (EventStoreFailedError: the
-// instance can no longer be used, e.g. after a write found the disk full): the failed
-// instance is closed once its calls are over and a fresh one is opened (EventEngine.reopen),
-// after a pause that doubles up to a ceiling, until one opens and passes the check it is
-// given. Meanwhile every call fails at once with StoreUnavailableError (503); callers keep
-// what they could not write.
+// Keeps an event store usable through a fatal engine error (EventStoreFailedError): the
+// failed instance is closed once its calls are over and a fresh one is opened, after a pause
+// that doubles up to a ceiling, until one opens and passes its check. Meanwhile every call
+// fails at once with StoreUnavailableError (503); callers keep what they could not write.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "../errors.js";

@@ -36,7 +36,7 @@ export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly db: Sql;
-  /** Folds closed days: on a timer in a server (folder.start), short-lived commands leave it to the server. */
+  /** Folds closed days: on a timer in a server (folder.start); commands leave it to the server. */
   readonly folder: DayFolder;
 
   /** `clock` says which days are closed. */
