@@ -69,7 +69,7 @@ const queryOf = (stat) => ({ ...baseQuery, stat });
 
 // 1. The store's own query, in-process.
 const timings = new Map();
-const store = await DuckDbEventStore.open(options["data-dir"], { upkeepTimer: false });
+const store = await DuckDbEventStore.open(options["data-dir"], { upkeep: false });
 await store.migrate(); // as the server does (nothing to apply on a store it made)
 try {
   for (const stat of STATS) {

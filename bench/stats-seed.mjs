@@ -198,7 +198,7 @@ const dayString = (dayNumber) => {
 // ---------------------------------------------------------------------------------------
 // Seeding
 
-const store = await DuckDbEventStore.open(options["data-dir"], { upkeepTimer: false });
+const store = await DuckDbEventStore.open(options["data-dir"], { upkeep: false });
 await store.migrate();
 
 let generated = 0;

@@ -109,10 +109,10 @@ for (const engine of CLICKHOUSE_ENGINES) {
     it("answers the same from raw events and, once folded, from the folds of the closed days", async () => {
       assert.deepEqual(await openDays(provisioned, 1), [day(0), day(1), day(2), day(3)]);
       await same("before folding");
-      assert.ok((await house.foldClosedDays()) >= 6, "each website's three closed days, on each node");
+      assert.ok((await house.folder.fold()) >= 6, "each website's three closed days, on each node");
       assert.deepEqual(await openDays(provisioned, 1), [day(3)], "only today is counted from raw events");
       await same("after folding");
-      assert.equal(await house.foldClosedDays(), 0, "nothing is folded twice");
+      assert.equal(await house.folder.fold(), 0, "nothing is folded twice");
     });
 
     it("counts an insert into a folded day at once, neither twice nor lost, and folds the day again", async () => {
@@ -125,7 +125,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
       await insert(late);
       assert.deepEqual(await openDays(provisioned, 1), [day(1), day(3)], "the late day is open again");
       await same("right after the late insert");
-      assert.ok((await house.foldClosedDays()) >= 2, "the late day, of both websites");
+      assert.ok((await house.folder.fold()) >= 2, "the late day, of both websites");
       assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
       await same("after folding the late day again");
     });
@@ -170,7 +170,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
           await run(`INSERT INTO ${database}.visitor_counts_local
             SELECT 9, 2, toDate('${day(days as number)}'), '', 1, 1, ${fold}, now() - ${age}`);
       });
-      await house.foldClosedDays();
+      await house.folder.fold();
       for (let tries = 0; (await folds()).includes("4"); tries++) {
         assert.ok(tries < 100, "the replaced fold of day 1 is deleted");
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -188,7 +188,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
         await store.insert(
           randomEvents(next, 100, { start: START, days: 1, visitor: () => pick(next, visitors) }),
         );
-        store.startFolding((error) => errors.push(error));
+        store.folder.start((error) => errors.push(error));
         for (let tries = 0; (await openDays(own, 1)).length > 0; tries++) {
           assert.ok(tries < 100, "folded within 100 rounds");
           mock.timers.tick(FOLD_EVERY_MS);
@@ -258,7 +258,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
         });
         for (const websiteId of [1, 2])
           assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
-        assert.ok((await house.foldClosedDays()) > 0);
+        assert.ok((await house.folder.fold()) > 0);
         for (const websiteId of [1, 2])
           assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
       } finally {

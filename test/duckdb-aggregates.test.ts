@@ -14,6 +14,7 @@ import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
+import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
 /** Random events over `days` days from `start`, from a pool of 40 visitors. */
@@ -99,7 +100,7 @@ describe("embedded store aggregates", () => {
       const days = 24;
       const clock = new ManualClock(new Date(start + (days - 0.5) * 86_400_000));
       const next = random(seed);
-      const options = { clock, upkeepTimer: false };
+      const options = { clock, upkeep: false };
       let store = await DuckDbEventStore.open(dir, options);
       try {
         await store.migrate();
@@ -161,7 +162,7 @@ describe("embedded store aggregates", () => {
     const clock = new ManualClock("2026-07-10T12:00:00Z");
     const base = randomEventsOf(random(5), 1, 0)[0] as StoredEvent;
     const hit = (ts: string): StoredEvent => ({ ...base, websiteId: 1, kind: "pageview", ts: new Date(ts) });
-    const options = { clock, upkeepTimer: false };
+    const options = { clock, upkeep: false };
     let store = await DuckDbEventStore.open(dir, options);
     /** The days' fold state, read from the file between two opens of the store. */
     const state = async () => {
@@ -233,7 +234,7 @@ describe("embedded store aggregates", () => {
   }, async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
-    const options = { clock, upkeepTimer: false };
+    const options = { clock, upkeep: false };
     let store = await DuckDbEventStore.open(dir, options);
     try {
       await store.migrate();
@@ -296,7 +297,7 @@ describe("embedded store aggregates", () => {
     };
     // The fixture's "now" was its last day, 2026-06-30.
     const clock = new ManualClock("2026-06-30T20:00:00Z");
-    let store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+    let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     try {
       await store.migrate();
       assert.equal(await store.countEvents(), recorded.count);
@@ -316,7 +317,7 @@ describe("embedded store aggregates", () => {
           })
         ).rows;
       const [today] = await visitors();
-      const known = (await store.listEvents(1)).find((e) => e.ts.toISOString().startsWith("2026-06-30"));
+      const known = (await storedEvents(store, 1)).find((e) => e.ts.toISOString().startsWith("2026-06-30"));
       assert.ok(today && known);
       const hash = (await exported(store)).find((e) => e.ts.getTime() === known.ts.getTime())?.visitor;
       assert.ok(hash !== undefined && hash < 1n << 32n, "today's visitors are exported as their hashes");
@@ -332,7 +333,7 @@ describe("embedded store aggregates", () => {
         { readOnly: true },
       );
       assert.deepEqual(after.tables, ["daily_stats"], "one aggregate table is left");
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -356,12 +357,12 @@ describe("embedded store aggregates", () => {
           rows: unknown;
         }
       ).rows;
-    let store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+    let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     try {
       await store.migrate();
       await store.insert([hit("2026-06-10T08:00:00Z", 77n, "/a"), hit("2026-06-01T08:00:00Z", 77n, "/a")]);
       await store.close();
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
       // The same hash again, today and on the old day an import wrote today (its salt lives
       // on 48 hours after that import): one visitor on each day.
       await store.insert([hit("2026-06-10T09:00:00Z", 77n, "/b"), hit("2026-06-01T09:00:00Z", 77n, "/b")]);
@@ -375,14 +376,14 @@ describe("embedded store aggregates", () => {
       await store.insert([hit("2026-06-13T00:00:01Z", 5n, "/c")]);
       await store.upkeep();
       await store.close();
-      store = await DuckDbEventStore.open(dir, { clock, upkeepTimer: false });
+      store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
       await store.insert([hit("2026-06-01T10:00:00Z", 77n, "/d")]);
       assert.deepEqual(await visitorsOf(), [
         { value: "2026-06-01", count: 2 },
         { value: "2026-06-10", count: 1 },
         { value: "2026-06-13", count: 1 },
       ]);
-      const events = await store.listEvents(1);
+      const events = await storedEvents(store, 1);
       const today = events.filter((e) => e.ts.toISOString().startsWith("2026-06-10"));
       assert.equal(today[0]?.visitor, today[1]?.visitor, "the same visitor number after the restart");
       // Exported, a visitor whose id is gone is a stand-in unique to its day (day << 32 | number).

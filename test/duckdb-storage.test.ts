@@ -19,6 +19,7 @@ import type { StoredEvent } from "../src/storage/ports.js";
 import { runCli } from "./support/cli.js";
 import { schemaAtVersionSql, storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
+import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
 const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
@@ -104,7 +105,7 @@ describe("embedded store file", () => {
       await store.rebuildAggregates();
       assert.deepEqual(await answers(), expected, "rebuilt from both kinds of rows");
 
-      const events = await store.listEvents(1);
+      const events = await storedEvents(store, 1);
       assert.deepEqual(
         events
           .slice(0, 3)

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
+import { storedEvents } from "./support/stored-events.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
@@ -62,7 +63,7 @@ describe("events API", () => {
       status: 202,
     });
     // No flush: an acknowledged import is already in the store.
-    const stored = await t.container.events.listEvents(websiteId);
+    const stored = await storedEvents(t.container.events, websiteId);
     assert.equal(stored.length, 3);
     const [first, download, second] = stored;
     assert.equal(first?.ts.toISOString(), "2026-05-09T23:59:59.000Z");
@@ -248,7 +249,7 @@ describe("events API", () => {
       }),
     ]);
     assert.equal(imported.statusCode, 202);
-    const visitors = (await t.container.events.listEvents(websiteId))
+    const visitors = (await storedEvents(t.container.events, websiteId))
       .filter((stored) => stored.page === "/same-visitor")
       .map((stored) => stored.visitor);
     assert.equal(visitors.length, 2);
@@ -270,7 +271,7 @@ describe("events API", () => {
     const old = (ip: string) => event({ ts: "2025-01-01T10:00:00Z", ip, page: "https://import.example/old" });
     assert.equal((await post([old("8.8.8.8"), old("8.8.8.8"), old("8.8.4.4")])).statusCode, 202);
     assert.equal((await post([old("8.8.8.8")])).statusCode, 202);
-    const oldEvents = (await t.container.events.listEvents(websiteId)).filter((e) => e.page === "/old");
+    const oldEvents = (await storedEvents(t.container.events, websiteId)).filter((e) => e.page === "/old");
     const [a, b, c, d] = oldEvents.map((e) => e.visitor);
     assert.equal(a, b, "consistent within one request");
     assert.notEqual(a, c, "different visitors differ");

@@ -1,6 +1,6 @@
-// The PostgreSQL metadata store itself: its migrations mirror SQLite's by name, several
-// stores (servers) agree on a day's salt under a race, an unreachable server is a clear
-// start-up error, and /healthz answers 503 while the server is away and 200 once it is back.
+// The PostgreSQL metadata store itself: several stores (servers) agree on a day's salt under
+// a race, an unreachable server is a clear start-up error, and /healthz answers 503 while
+// the server is away and 200 once it is back.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -12,8 +12,6 @@ import { AppError } from "../src/errors.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { openPostgresMetadataStore } from "../src/storage/postgres/open-postgres.js";
-import { postgresMigrations } from "../src/storage/relational/migrations/postgres.js";
-import { sqliteMigrations } from "../src/storage/relational/migrations/sqlite.js";
 import { createTestApp, tempDir } from "./support/test-app.js";
 import {
   createTestSchema,
@@ -21,16 +19,6 @@ import {
   TEST_DATABASE_URL,
   type TestSchema,
 } from "./support/test-metadata.js";
-
-describe("metadata migrations", () => {
-  it("exist for both engines under the same names, in the same order", () => {
-    assert.deepEqual(
-      Object.keys(postgresMigrations).sort(),
-      Object.keys(sqliteMigrations).sort(),
-      "every SQLite migration needs its PostgreSQL twin (src/storage/relational/migrations/postgres.ts)",
-    );
-  });
-});
 
 describe("an unreachable PostgreSQL server", () => {
   it("stops start-up with a message naming the server but not the password", async () => {

@@ -12,7 +12,7 @@ import { loadConfig } from "../src/config.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { RelationalMetadataStore } from "../src/storage/relational/metadata-store.js";
-import { sqliteMigrations } from "../src/storage/relational/migrations/sqlite.js";
+import { sqliteMigrations } from "../src/storage/relational/migrations/metadata-migrations.js";
 import type { Database } from "../src/storage/relational/schema.js";
 import { tempDir } from "./support/test-app.js";
 import { freshMetadata, type TestMetadata } from "./support/test-metadata.js";

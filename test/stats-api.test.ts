@@ -17,7 +17,7 @@ import {
   FIXTURE_SETTINGS,
   fixtureEvents,
 } from "./support/stats-fixture.js";
-import { visitorPattern, withoutVisitor } from "./support/stored-events.js";
+import { storedEvents, visitorPattern, withoutVisitor } from "./support/stored-events.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 type Rows = [string, number][];
@@ -105,7 +105,7 @@ describe("statistics of the fixture through the API", () => {
       [viaImport, importId],
       [viaTracker, trackerId],
     ] as const) {
-      const stored = await t.container.events.listEvents(id);
+      const stored = await storedEvents(t.container.events, id);
       assert.deepEqual(stored.map(withoutVisitor), fixtureEvents(id).map(withoutVisitor));
       assert.deepEqual(visitorPattern(stored), visitorPattern(fixtureEvents(id)), "one visitor each a day");
     }

@@ -9,8 +9,10 @@ import { after, before, describe, it } from "node:test";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { RemoteEventStore } from "../src/storage/duckdb/remote-event-store.js";
-import { type StoreSocket, serveStoreSocket, storeSocketPath } from "../src/storage/duckdb/store-socket.js";
+import { serveStoreSocket, storeSocketPath } from "../src/storage/duckdb/store-socket.js";
+import type { Closable } from "../src/storage/event-engine.js";
 import type { StoredEvent } from "../src/storage/ports.js";
+import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
 const DAY = Date.UTC(2026, 3, 1);
@@ -40,7 +42,7 @@ function event(i: number): StoredEvent {
 describe("the embedded store's control socket", () => {
   const dir = tempDir("analytics-socket-");
   let store: DuckDbEventStore;
-  let socket: StoreSocket;
+  let socket: Closable;
   let remote: RemoteEventStore;
   const sent = Array.from({ length: 60 }, (_, i) => event(i));
 
@@ -69,7 +71,7 @@ describe("the embedded store's control socket", () => {
     await remote.insert(sent);
     assert.equal(await remote.countEvents(), sent.length);
     assert.equal(await remote.countEvents(2), await store.countEvents(2));
-    assert.deepEqual(await remote.listEvents(1), await store.listEvents(1));
+    assert.deepEqual(await storedEvents(remote, 1), await storedEvents(store, 1));
     const exported: StoredEvent[] = [];
     for await (const batch of remote.exportEvents({ websiteId: 2 })) exported.push(...batch);
     const direct: StoredEvent[] = [];

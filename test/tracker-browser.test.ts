@@ -12,6 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser } from "playwright-core";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { chromiumMissing, DESKTOP_CHROME_UA, launchChromium } from "./support/browser.js";
+import { storedEvents as eventsOf } from "./support/stored-events.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const SITE = "tracked.test";
@@ -57,11 +58,11 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
   async function storedEvents(count: number): Promise<StoredEvent[]> {
     for (let i = 0; i < 100; i++) {
       await t.container.buffer.flush();
-      const events = await t.container.events.listEvents(websiteId);
+      const events = await eventsOf(t.container.events, websiteId);
       if (events.length >= count) return events;
       await sleep(50);
     }
-    return t.container.events.listEvents(websiteId);
+    return eventsOf(t.container.events, websiteId);
   }
 
   it("sends pageviews on load, pushState and popstate, and custom events", async () => {

@@ -13,8 +13,10 @@ import { createReportSender } from "../src/reports/report-sender.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { openPostgresMetadataStore } from "../src/storage/postgres/open-postgres.js";
 import type { RelationalMetadataStore } from "../src/storage/relational/metadata-store.js";
-import { postgresMigrations } from "../src/storage/relational/migrations/postgres.js";
-import { sqliteMigrations } from "../src/storage/relational/migrations/sqlite.js";
+import {
+  postgresMigrations,
+  sqliteMigrations,
+} from "../src/storage/relational/migrations/metadata-migrations.js";
 import { openSqliteMetadataFile, SQLITE_METADATA_FILE } from "../src/storage/sqlite/open-sqlite.js";
 import { unicodeDomain } from "../src/unicode-domain.js";
 import { createTestApp, type TestApp, tempDir } from "./support/test-app.js";

@@ -11,10 +11,7 @@ export interface EngineOptions {
   clock?: Clock | undefined;
   /** Told when the store's upkeep fails (what was written stands; the upkeep is retried). */
   onUpkeepError?: ((error: unknown) => void) | undefined;
-  /**
-   * Whether the store keeps its aggregates up by itself, on a timer (folding days that
-   * closed): a server's does, a command's leaves it to the server. Default false.
-   */
+  /** Whether the store keeps its aggregates up on a timer: a server's does, a command's does not (default). */
   upkeep?: boolean | undefined;
 }
 

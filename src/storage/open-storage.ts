@@ -11,7 +11,7 @@ import type { Closable, EngineOptions, EventEngine } from "./event-engine.js";
 import { configuredMetadataLocation, type MetadataLocation } from "./metadata-location.js";
 import type { EventStore, MetadataStore } from "./ports.js";
 import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
-import { ReopeningEventStore } from "./reopening-event-store.js";
+import { ReopeningEventStore, type ReopeningHooks } from "./reopening-event-store.js";
 import { openSqliteMetadataFile } from "./sqlite/open-sqlite.js";
 
 /** PostgreSQL when ANALYTICS_DATABASE_URL is set, else SQLite in the data directory. */
@@ -55,18 +55,11 @@ export function describeEventStore(config: Config): string {
  * The configured event store, not migrated. An engine whose store one process may open
  * (the embedded one) refuses with StoreBusyError while a server holds it, saying so.
  */
-export async function openEventStore(
-  config: Config,
-  clock?: Clock,
-  onUpkeepError?: (error: unknown) => void,
-): Promise<EventStore> {
-  return eventEngine(config).open(config, { clock, onUpkeepError });
+export async function openEventStore(config: Config, clock?: Clock): Promise<EventStore> {
+  return eventEngine(config).open(config, { clock });
 }
 
-export interface ServerEventStoreHooks {
-  /** The store failed for good (attempts 0), or opening it again failed. */
-  onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
-  onReopened?: (attempts: number) => void;
+export interface ServerEventStoreHooks extends ReopeningHooks {
   /** The store's upkeep failed (a checkpoint after a write, folding closed days): it is retried. */
   onUpkeepError?: (error: unknown) => void;
 }
@@ -93,11 +86,7 @@ export async function openServerEventStore(
   }
   const reopen = engine.reopen;
   if (!reopen) return store;
-  return new ReopeningEventStore(store, {
-    open: () => reopen.call(engine, config, options),
-    onFailure: (error, { attempts, nextAttemptMs }) => hooks.onFailure?.(error, attempts, nextAttemptMs),
-    onReopened: (attempts) => hooks.onReopened?.(attempts),
-  });
+  return new ReopeningEventStore(store, () => reopen.call(engine, config, options), hooks);
 }
 
 /**

@@ -71,10 +71,7 @@ export type WebsitePatch = Partial<
 
 export interface WebsiteListQuery {
   userId: number;
-  /**
-   * Lowercase (NFC) substring of the domain in its ASCII or its Unicode form; matched
-   * literally (no wildcards).
-   */
+  /** Lowercase (NFC) substring of the domain in its ASCII or Unicode form, matched literally. */
   search: string | null;
   sortBy: "id" | "domain";
   sort: "asc" | "desc";
@@ -105,20 +102,13 @@ export interface WantedSalt {
 
 /** Daily visitor-hash salts, shared by every server through the metadata store. */
 export interface SaltRepository {
-  /**
-   * The salts of the wanted days, by day: a day without one stores its `candidate`, and
-   * every day is kept at least until its `keepUntil` (never less than it already was).
-   * Every caller gets the same salt for a day.
-   */
+  /** The wanted days' salts, by day, the same for every caller; no day's keep-until moves earlier. */
   getOrCreate(wanted: readonly WantedSalt[], now: Date): Promise<Map<string, string>>;
   /** Deletes the salts kept until `now` or earlier; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }
 
-/**
- * Named server secrets (e.g. the key that signs stats-page cookies), generated once and
- * shared by every server through the metadata store.
- */
+/** Named server secrets (the key that signs stats-page cookies), shared by every server. */
 export interface SecretRepository {
   /** The secret called `name`; stores `candidate` if there is none yet. Every caller gets the same value. */
   getOrCreate(name: string, candidate: string, now: Date): Promise<string>;
@@ -197,10 +187,7 @@ export const METADATA_TABLES = [
 ] as const;
 export type MetadataTable = (typeof METADATA_TABLES)[number];
 
-/**
- * A metadata row in values every engine takes back as they are: integers as numbers,
- * timestamps as ISO-8601 text, column names as in the tables.
- */
+/** A metadata row as every engine takes it back: integers as numbers, timestamps as ISO-8601 text. */
 export type MetadataRow = Record<string, string | number | null>;
 
 /** importRows found rows in the store it was to fill; `rows` counts them per table. */
@@ -286,12 +273,10 @@ export const EVENT_TEXT_FIELDS = [
   "event",
 ] as const satisfies readonly (keyof StoredEvent)[];
 
-/** Which events to export: one website or all, and a range of UTC days (inclusive). */
+/** Which events to export: one website or all, and a range of UTC days, YYYY-MM-DD (inclusive). */
 export interface ExportOptions {
   websiteId?: number;
-  /** YYYY-MM-DD */
   from?: string;
-  /** YYYY-MM-DD */
   to?: string;
 }
 
@@ -332,11 +317,6 @@ export interface EventStore {
   deleteWebsite(websiteId: number): Promise<void>;
   /** The number of stored events, of one website or of all. */
   countEvents(websiteId?: number): Promise<number>;
-  /**
-   * The website's events in time order (for tests and commands), each as inserted (its
-   * instant to the second) except its visitor, which is as exportEvents gives it.
-   */
-  listEvents(websiteId: number): Promise<StoredEvent[]>;
   /**
    * Streams the stored events (of one website or all, within UTC days `from` to `to`
    * inclusive) in non-empty batches, by website then time, never all in memory (for

@@ -1,9 +1,7 @@
-// Keeps an event store usable through a fatal engine error (EventStoreFailedError: the
-// instance can no longer be used, e.g. after a write found the disk full): the failed
-// instance is closed once its calls are over and a fresh one is opened (EventEngine.reopen),
-// after a pause that doubles up to a ceiling, until one opens and passes the check it is
-// given. Meanwhile every call fails at once with StoreUnavailableError (503); callers keep
-// what they could not write.
+// Keeps an event store usable through a fatal engine error (EventStoreFailedError): the
+// failed instance is closed once its calls are over and a fresh one is opened, after a pause
+// that doubles up to a ceiling, until one opens and passes its check. Meanwhile every call
+// fails at once with StoreUnavailableError (503); callers keep what they could not write.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "../errors.js";
@@ -12,18 +10,16 @@ import { type EventStore, EventStoreFailedError, type ExportOptions, type Stored
 
 /** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
 const UNAVAILABLE = "The event store is unavailable for now; try again later.";
+/** The pause before the first attempt; each failed attempt doubles it, up to MAX_DELAY_MS. */
+const FIRST_DELAY_MS = 250;
+/** The longest pause between attempts: how long the store may stay down once the disk has room again. */
+const MAX_DELAY_MS = 5_000;
 
-export interface ReopeningOptions {
-  /** Opens a fresh instance, migrated and checked (it must write what the failed one could not). */
-  open: () => Promise<EventStore>;
-  /** Told when the store fails and when an attempt to open it again fails. */
-  onFailure?: (error: unknown, state: { attempts: number; nextAttemptMs: number }) => void;
+export interface ReopeningHooks {
+  /** Told when the store fails (attempts 0) and when an attempt to open it again fails. */
+  onFailure?: (error: unknown, attempts: number, nextAttemptMs: number) => void;
   /** Told when the store is open again, after `attempts` attempts. */
   onReopened?: (attempts: number) => void;
-  /** The pause before the first attempt; each failed attempt doubles it, up to `maxDelayMs`. */
-  firstDelayMs?: number;
-  /** The longest pause between attempts: how long the store may stay down once the disk has room again. */
-  maxDelayMs?: number;
 }
 
 export class ReopeningEventStore implements EventStore {
@@ -35,21 +31,14 @@ export class ReopeningEventStore implements EventStore {
   private failure: unknown = null;
   private reopening: Promise<void> | null = null;
   private readonly stop = new AbortController();
-  private readonly firstDelayMs: number;
-  private readonly maxDelayMs: number;
 
+  /** `open` opens a fresh instance, migrated and checked (it must write what the failed one could not). */
   constructor(
     store: EventStore,
-    private readonly options: ReopeningOptions,
+    private readonly open: () => Promise<EventStore>,
+    private readonly hooks: ReopeningHooks = {},
   ) {
     this.current = store;
-    this.firstDelayMs = options.firstDelayMs ?? 250;
-    this.maxDelayMs = Math.max(this.firstDelayMs, options.maxDelayMs ?? 5_000);
-  }
-
-  /** Whether the store is open (false while it is being opened again). */
-  get available(): boolean {
-    return this.current !== null;
   }
 
   migrate(): Promise<void> {
@@ -74,10 +63,6 @@ export class ReopeningEventStore implements EventStore {
 
   countEvents(websiteId?: number): Promise<number> {
     return this.call((store) => store.countEvents(websiteId));
-  }
-
-  listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.call((store) => store.listEvents(websiteId));
   }
 
   async *exportEvents(options?: ExportOptions): AsyncIterable<StoredEvent[]> {
@@ -145,8 +130,8 @@ export class ReopeningEventStore implements EventStore {
   }
 
   private async reopen(failed: EventStore): Promise<void> {
-    let delay = this.firstDelayMs;
-    this.options.onFailure?.(this.failure, { attempts: 0, nextAttemptMs: delay });
+    let delay = FIRST_DELAY_MS;
+    this.hooks.onFailure?.(this.failure, 0, delay);
     // The failed instance goes first: two instances must never have the same files open.
     while (this.running.has(failed)) await new Promise<void>((resolve) => (this.drained = resolve));
     this.drained = null;
@@ -158,7 +143,7 @@ export class ReopeningEventStore implements EventStore {
         return; // closed meanwhile
       }
       try {
-        const store = await this.options.open();
+        const store = await this.open();
         if (this.stop.signal.aborted) {
           await store.close();
           return;
@@ -166,12 +151,12 @@ export class ReopeningEventStore implements EventStore {
         this.current = store;
         this.failure = null;
         this.reopening = null;
-        this.options.onReopened?.(attempts);
+        this.hooks.onReopened?.(attempts);
         return;
       } catch (error) {
         this.failure = error;
-        delay = Math.min(delay * 2, this.maxDelayMs);
-        this.options.onFailure?.(error, { attempts, nextAttemptMs: delay });
+        delay = Math.min(delay * 2, MAX_DELAY_MS);
+        this.hooks.onFailure?.(error, attempts, delay);
       }
     }
   }

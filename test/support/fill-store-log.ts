@@ -35,7 +35,7 @@ const [dataDir = "", target = "0"] = process.argv.slice(2);
 const log = path.join(dataDir, "events.duckdb.wal");
 const size = () => (fs.existsSync(log) ? fs.statSync(log).size : 0);
 // No upkeep meanwhile: only the inserts write to the log.
-const store = await DuckDbEventStore.open(dataDir, { upkeepTimer: false });
+const store = await DuckDbEventStore.open(dataDir, { upkeep: false });
 await store.migrate();
 let written = 0;
 let step = 0;

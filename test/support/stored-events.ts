@@ -2,7 +2,14 @@
 // inserted except the visitor, which is only promised to keep each (website, UTC day)'s
 // visitors apart as the inserted ones were.
 
-import { EVENT_TEXT_FIELDS, type StoredEvent } from "../../src/storage/ports.js";
+import { EVENT_TEXT_FIELDS, type EventStore, type StoredEvent } from "../../src/storage/ports.js";
+
+/** A website's events in time order, as the store exports them. */
+export async function storedEvents(store: EventStore, websiteId: number): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const batch of store.exportEvents({ websiteId })) events.push(...batch);
+  return events;
+}
 
 /**
  * The event without its visitor, its instant to the second, as a store gives it back; its

@@ -28,7 +28,7 @@ export const clickHouseEngine: EventEngine = {
       { clock: options.clock },
     );
     // The first round comes a fold interval after opening, once the server has migrated.
-    if (options.upkeep) store.startFolding((error) => options.onUpkeepError?.(error));
+    if (options.upkeep) store.folder.start((error) => options.onUpkeepError?.(error));
     return store;
   },
 

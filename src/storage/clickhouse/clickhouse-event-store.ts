@@ -1,9 +1,7 @@
 // The ClickHouse event store: one server, or a cluster of shards behind Distributed tables.
-// A batch is one INSERT of its events (through the Distributed table with
-// insert_distributed_sync=1, so it returns once every shard stored its part); the row view
-// updates row_stats from each inserted block, and a DayFolder folds closed days' unique
-// visitors into counts (see migrations.ts). Statistics are read from those, and from the
-// raw events of the days still open.
+// A batch is one INSERT of its events; the row view sums row_stats from each inserted block,
+// and a DayFolder folds closed days' unique visitors (day-folds.ts). Statistics are read
+// from those, and from the raw events of the days still open.
 
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
@@ -34,20 +32,12 @@ const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"]
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
 
-interface EventRow {
-  website_id: number;
-  seconds: number;
-  visitor: string;
-  kind: number;
-  is_visit: number;
-  [field: string]: string | number;
-}
-
 export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
   private writeQueue: Promise<unknown> = Promise.resolve();
   private readonly db: Sql;
-  private readonly folder: DayFolder;
+  /** Folds closed days: on a timer in a server (folder.start); commands leave it to the server. */
+  readonly folder: DayFolder;
 
   /** `clock` says which days are closed. */
   constructor(target: ClickHouseTarget, options: { clock?: Clock } = {}) {
@@ -127,19 +117,6 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /**
-   * Folds closed days on a timer (FOLD_EVERY_MS) until close(): what a server does, so its
-   * queries read counts; short-lived commands leave it to the server.
-   */
-  startFolding(onError: (error: unknown) => void): void {
-    this.folder.start(onError);
-  }
-
-  /** Folds every closed day whose fold is missing or stale, now; returns how many days. */
-  foldClosedDays(): Promise<number> {
-    return this.folder.fold();
-  }
-
-  /**
    * On every node, empties the row aggregates and the folds (of one website or all) and
    * refills the row aggregates from its events; then folds the closed days again.
    */
@@ -177,11 +154,6 @@ export class ClickHouseEventStore implements EventStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Events in time order; `visitor` is the stored visitor hash. */
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.readEvents(sql`website_id = ${websiteId}`);
-  }
-
   /** One website, one UTC day at a time: memory stays bounded by a day's events. */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const events = this.table("events");
@@ -208,7 +180,7 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   private async readEvents(where: Sql): Promise<StoredEvent[]> {
-    const rows = await this.nodes.query<EventRow>(
+    const rows = await this.nodes.query<Record<string, string | number>>(
       sql`SELECT website_id, toUInt32(ts) AS seconds, toString(visitor) AS visitor, kind, is_visit,
           ${sqlJoin(EVENT_TEXT_FIELDS.map(sqlIdentifier), ", ")}
         FROM ${this.table("events")} WHERE ${where}
@@ -218,7 +190,7 @@ export class ClickHouseEventStore implements EventStore {
       const event = {
         websiteId: Number(row.website_id),
         ts: new Date(Number(row.seconds) * 1000),
-        visitor: BigInt(row.visitor),
+        visitor: BigInt(row.visitor as string),
         kind: EVENT_KINDS[Number(row.kind)] ?? "pageview",
         isVisit: Number(row.is_visit) === 1,
       } as StoredEvent;
@@ -242,11 +214,7 @@ export class ClickHouseEventStore implements EventStore {
 
   /** The table queries and inserts go through: the Distributed one on a cluster, else the local one. */
   private table(name: string): Sql {
-    return sql`${this.db}.${this.nodes.cluster ? sqlIdentifier(name) : this.local(name)}`;
-  }
-
-  private local(name: string): Sql {
-    return sqlIdentifier(`${name}_local`);
+    return sql`${this.db}.${sqlIdentifier(this.nodes.cluster ? name : `${name}_local`)}`;
   }
 
   /** Refuses to migrate a node that does not know the configured cluster. */

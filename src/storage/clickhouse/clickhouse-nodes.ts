@@ -7,7 +7,7 @@ import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@c
 import { AppError } from "../../errors.js";
 import { type Sql, sqlIdentifier } from "./sql-escape.js";
 
-export const DEFAULT_DATABASE = "analytics";
+const DEFAULT_DATABASE = "analytics";
 
 export interface ClickHouseTarget {
   /** HTTP URLs of every node; a path names the database, user:password@ the credentials. */
@@ -16,15 +16,10 @@ export interface ClickHouseTarget {
   cluster: string | null;
 }
 
-interface Node {
-  url: string;
-  client: ClickHouseClient;
-}
-
 export class ClickHouseNodes {
   readonly database: Sql;
   readonly cluster: Sql | null;
-  private readonly nodes: Node[];
+  private readonly nodes: NodeRunner[];
   private next = 0;
 
   constructor(target: ClickHouseTarget) {
@@ -43,40 +38,36 @@ export class ClickHouseNodes {
         request_timeout: 600_000,
         clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
       });
-      return { url: url.origin, client };
+      return new NodeRunner(url.origin, client);
     });
-  }
-
-  get size(): number {
-    return this.nodes.length;
   }
 
   /** Runs a statement on every node, one after the other; `each` sees the node's index. */
   async onEveryNode(work: (run: NodeRunner, index: number) => Promise<void>): Promise<void> {
-    for (const [index, node] of this.nodes.entries()) await work(new NodeRunner(node), index);
+    for (const [index, node] of this.nodes.entries()) await work(node, index);
   }
 
   /** Runs `work` on every node at once; its results in the nodes' order. */
   onEachNode<T>(work: (run: NodeRunner) => Promise<T>): Promise<T[]> {
-    return Promise.all(this.nodes.map((node) => work(new NodeRunner(node))));
+    return Promise.all(this.nodes.map((node) => work(node)));
   }
 
   /** Rows of a query, as JSON objects, through the next node. */
   query<T>(statement: Sql, settings: ClickHouseSettings = {}): Promise<T[]> {
-    return new NodeRunner(this.pick()).query<T>(statement, settings);
+    return this.pick().query<T>(statement, settings);
   }
 
   /** One INSERT of `rows` into `table` (qualified) through the next node. */
   insert(table: Sql, rows: readonly Record<string, unknown>[], settings: ClickHouseSettings = {}) {
-    return new NodeRunner(this.pick()).insert(table, rows, settings);
+    return this.pick().insert(table, rows, settings);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.nodes.map((node) => node.client.close()));
+    await Promise.all(this.nodes.map((node) => node.close()));
   }
 
-  private pick(): Node {
-    const node = this.nodes[this.next % this.nodes.length] as Node;
+  private pick(): NodeRunner {
+    const node = this.nodes[this.next % this.nodes.length] as NodeRunner;
     this.next = (this.next + 1) % this.nodes.length;
     return node;
   }
@@ -84,21 +75,20 @@ export class ClickHouseNodes {
 
 /** Statements on one node; every failure comes out as an "unavailable" AppError naming the node. */
 export class NodeRunner {
-  constructor(private readonly node: Node) {}
-
-  get url(): string {
-    return this.node.url;
-  }
+  constructor(
+    readonly url: string,
+    private readonly client: ClickHouseClient,
+  ) {}
 
   async command(statement: Sql, settings: ClickHouseSettings = {}): Promise<void> {
     await this.translated(() =>
-      this.node.client.command({ query: statement.text, clickhouse_settings: settings }),
+      this.client.command({ query: statement.text, clickhouse_settings: settings }),
     );
   }
 
   async query<T>(statement: Sql, settings: ClickHouseSettings = {}): Promise<T[]> {
     return this.translated(async () => {
-      const result = await this.node.client.query({
+      const result = await this.client.query({
         query: statement.text,
         format: "JSONEachRow",
         clickhouse_settings: settings,
@@ -109,7 +99,7 @@ export class NodeRunner {
 
   async insert(table: Sql, rows: readonly Record<string, unknown>[], settings: ClickHouseSettings = {}) {
     await this.translated(() =>
-      this.node.client.insert({
+      this.client.insert({
         table: table.text,
         values: rows as Record<string, unknown>[],
         format: "JSONEachRow",
@@ -118,11 +108,15 @@ export class NodeRunner {
     );
   }
 
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
   private async translated<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      throw new ClickHouseError(this.node.url, error);
+      throw new ClickHouseError(this.url, error);
     }
   }
 }

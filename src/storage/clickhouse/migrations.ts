@@ -1,27 +1,14 @@
 // Versioned schema of the ClickHouse event store, applied in order on every listed node by
 // ClickHouseEventStore.migrate(). Never edit a released step: add the next one (a new
 // statistic in the catalog needs a step that recreates the row view, then a rebuild).
+// ARCHITECTURE.md says what each table holds; day-folds.ts how a fold is made and when it
+// is current. Nothing here needs ZooKeeper/Keeper.
 //
-// Per node (each a shard; nothing here needs ZooKeeper/Keeper):
-// - events_local: one row per pageview or custom event; `visitor` is the visitor hash (so
-//   a visitor's events of a day sit on one shard); `day` is the event's UTC day.
-// - row_stats_local (SummingMergeTree): rows per (website, statistic, day, value) for the
-//   statistics counting pageviews, visits or events; filled by row_stats_mv on every insert.
-// - visitor_counts_local (version 2): the unique-visitor statistics of closed days, folded:
-//   per (website, statistic, day, value) the distinct visitors (`visitors`) and the
-//   pageviews they made (`pageviews`), under a `fold` id per (website, day) and fold. The
-//   DayFolder computes them from the node's own raw events with the catalog's one SELECT
-//   (aggregate-sql.ts), one INSERT, thus one part, per batch, so a query sees a day's fold
-//   whole or not at all. A fold is current while its pageviews add up to the day's
-//   pageviews in row_stats_local: an insert into a folded day (an import into the past)
-//   makes it stale at once, and the next round folds the day again. A query takes each day
-//   from its current fold and counts the days without one (today, a day just imported
-//   into) from their raw events with the same SELECT. Folds are only added; a replaced one
-//   is deleted 10 minutes after its successor. Version 1 kept uniqExact states of every
-//   (day, value) instead (visitor_stats_local), which each query had to merge.
-// With a cluster, Distributed tables events and row_stats over the local tables of every
-// shard are created on each migrate (distributedTables below), so a server given a cluster
-// later gets them then; visitor statistics are read from each node's local tables.
+// History: version 1 kept uniqExact states of every (day, value) of the unique-visitor
+// statistics (visitor_stats_local), which each query had to merge; version 2 replaced them
+// with plain counts of closed days, folded (visitor_counts_local).
+// With a cluster, the Distributed tables events and row_stats are created on each migrate
+// (distributedTables below), so a server given a cluster later gets them then.
 
 import { COUNT_ROWS, ROW_STATS, statSelect, VISITOR_STATS } from "./aggregate-sql.js";
 import { type Sql, sql, sqlIdentifier } from "./sql-escape.js";

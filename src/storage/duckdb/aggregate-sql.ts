@@ -1,10 +1,6 @@
 // DuckDB SQL for the embedded store's statistics, all generated from the catalog's one
-// definition of each statistic (statCountsSql: count(*) or count(DISTINCT visitor) of the
-// events it counts, per website, UTC day and value). The fold writes that definition's
-// result for settled days into daily_stats; a query sums daily_stats over the folded days of
-// its window and runs the same definition over the raw events of the days still open. So
-// the aggregates are only ever what the engine computed from the events, and a store cannot
-// disagree with its own rebuild.
+// definition of each statistic (statCountsSql): the fold of a settled day into daily_stats,
+// and a query summing the folded days with the open ones counted from their raw events.
 
 import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
 import type { StatsQuery } from "../../stats/stats-query.js";

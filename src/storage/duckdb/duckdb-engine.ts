@@ -6,7 +6,7 @@ import type { Config } from "../../config.js";
 import type { EngineOptions, EventEngine } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import { openFailure } from "./duckdb-errors.js";
-import { DuckDbEventStore, type DuckDbOptions } from "./duckdb-event-store.js";
+import { DuckDbEventStore } from "./duckdb-event-store.js";
 import { RemoteEventStore } from "./remote-event-store.js";
 import { serveStoreSocket, storeSocketPath } from "./store-socket.js";
 
@@ -18,7 +18,7 @@ export const duckDbEngine: EventEngine = {
 
   async open(config, options = {}) {
     try {
-      return await DuckDbEventStore.open(config.dataDir, duckDbOptions(options));
+      return await DuckDbEventStore.open(config.dataDir, options);
     } catch (error) {
       throw openFailure(error, config.dataDir);
     }
@@ -31,7 +31,7 @@ export const duckDbEngine: EventEngine = {
    * failed.
    */
   async reopen(config: Config, options: EngineOptions): Promise<EventStore> {
-    const fresh = await DuckDbEventStore.open(config.dataDir, duckDbOptions(options));
+    const fresh = await DuckDbEventStore.open(config.dataDir, options);
     try {
       await fresh.migrate();
       await fresh.checkpoint();
@@ -51,7 +51,3 @@ export const duckDbEngine: EventEngine = {
 
   dataFiles: ["events.duckdb", "events.duckdb.wal", "events.sock"],
 };
-
-function duckDbOptions(options: EngineOptions): DuckDbOptions {
-  return { clock: options.clock, onUpkeepError: options.onUpkeepError, upkeepTimer: options.upkeep === true };
-}

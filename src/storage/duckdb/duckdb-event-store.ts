@@ -1,11 +1,7 @@
 // The embedded event store: one DuckDB file in the data directory, with a single writer.
-// A batch's events (their text as numbers, see migrations.ts; their visitors as numbers,
-// visitor-numbers.ts) are appended in one transaction with the values and visitors it
-// numbered first (the appender is the fastest way into DuckDB), and each day it touched is
-// marked open in event_days. Days that ended and have settled are folded: the catalog's
-// SQL counts their events into daily_stats (aggregate-sql.ts). Statistics are read from
-// daily_stats for folded days and counted from the raw events for open ones, with that same
-// SQL. Nothing but a batch and the numbers of text values is held in JavaScript.
+// A batch is appended in one transaction with the text values and visitors it numbered (the
+// appender is the fastest way into DuckDB); settled days are folded into daily_stats
+// (aggregate-sql.ts). Nothing but a batch and the numbers of text values is held in JavaScript.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -23,13 +19,14 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
-import { STATS, type StatDefinition } from "../../stats/catalog.js";
+import { STATS } from "../../stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import { foldSql, statQuerySql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
-import { EVENT_COLUMNS, exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
+import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
 import { StringNumbers } from "./string-numbers.js";
 import { dayNumberFromString, dayNumberOf, dayString } from "./utc-days.js";
@@ -72,24 +69,11 @@ const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
  */
 const NEW_FILE_BLOCK_BYTES = 65_536;
 
-export interface DuckDbOptions {
-  /** DuckDB's own memory ceiling, e.g. "256MB". */
-  memoryLimit?: string;
-  /**
-   * DuckDB's worker threads; by default the cores this process may run on. DuckDB counts the
-   * machine's cores and ignores CPU affinity: a server pinned to one core (taskset, a
-   * container's cpuset) would get extra threads competing with the event loop for that core.
-   */
-  threads?: number;
-  /** Decides which days have ended and settled, and when visitor ids can go. */
-  clock?: Clock;
-  /**
-   * Whether the store folds settled days and prunes visitor ids by itself, every
-   * UPKEEP_INTERVAL_MS (a server's does; default false). Tests call upkeep() instead.
-   */
-  upkeepTimer?: boolean;
-  /** Told when the upkeep (folding, pruning) fails: nothing is lost, and it is tried again. */
-  onUpkeepError?: (error: unknown) => void;
+/** What geo_names, places and text_values (per NUMBERED_TEXT field) hold, so a batch adds only new rows. */
+interface Numbered {
+  geoCodes: Set<string>;
+  places: StringNumbers;
+  texts: StringNumbers[];
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -99,12 +83,8 @@ export class DuckDbEventStore implements EventStore {
   /** The upkeep under way, which close() lets finish its step and stop. */
   private upkeepRun: Promise<void> | null = null;
   private closing = false;
-  /** Country codes already in geo_names (read on the first insert), so a batch adds only new ones. */
-  private geoCodes: Set<string> | null = null;
-  /** City values already in places, with their numbers (read on the first insert). */
-  private places: StringNumbers | null = null;
-  /** Per NUMBERED_TEXT field, its values already in text_values, with their numbers (read on the first insert). */
-  private texts: StringNumbers[] | null = null;
+  /** What the store has numbered, read on the first insert (see loadNumbered). */
+  private numbered: Numbered | null = null;
 
   private constructor(
     private readonly file: string,
@@ -112,21 +92,25 @@ export class DuckDbEventStore implements EventStore {
     private readonly writer: DuckDBConnection,
     private readonly reader: DuckDBConnection,
     private readonly clock: Clock,
-    upkeepTimer: boolean,
+    upkeep: boolean,
     private readonly onUpkeepError: (error: unknown) => void,
   ) {
-    this.timer = upkeepTimer
+    this.timer = upkeep
       ? setInterval(() => {
           this.upkeep().catch((error: unknown) => this.onUpkeepError(error));
         }, UPKEEP_INTERVAL_MS).unref()
       : null;
   }
 
-  static async open(dataDir: string, options: DuckDbOptions = {}): Promise<DuckDbEventStore> {
+  /** The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by itself. */
+  static async open(dataDir: string, options: EngineOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
-      memory_limit: options.memoryLimit ?? "256MB",
-      threads: String(options.threads ?? os.availableParallelism()),
+      memory_limit: "256MB",
+      // The cores this process may run on: DuckDB counts the machine's and ignores CPU
+      // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
+      // extra threads competing with the event loop for that core.
+      threads: String(os.availableParallelism()),
       default_block_size: String(NEW_FILE_BLOCK_BYTES),
       // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
       // (duckdb/duckdb#25819): arms that all read the events through the same joins got
@@ -148,7 +132,7 @@ export class DuckDbEventStore implements EventStore {
         await instance.connect(),
         await instance.connect(),
         options.clock ?? systemClock,
-        options.upkeepTimer ?? false,
+        options.upkeep ?? false,
         options.onUpkeepError ?? (() => undefined),
       );
     } catch (error) {
@@ -158,13 +142,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   migrate(): Promise<void> {
-    return this.migrateSchema().catch((error: unknown) => {
-      throw fileFailure(error, this.file, "migrating");
-    });
-  }
-
-  private async migrateSchema(): Promise<void> {
-    await this.serialised(async () => {
+    const migrated = this.serialised(async () => {
       await this.writer.run(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL)",
       );
@@ -181,6 +159,9 @@ export class DuckDbEventStore implements EventStore {
         });
       }
     });
+    return migrated.catch((error: unknown) => {
+      throw fileFailure(error, this.file, "migrating");
+    });
   }
 
   insert(events: readonly StoredEvent[]): Promise<void> {
@@ -189,14 +170,8 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
-    if (!this.geoCodes) {
-      const codes = await this.writer.runAndReadAll("SELECT DISTINCT code FROM geo_names");
-      this.geoCodes = new Set(codes.getRowObjects().map((row) => String(row.code)));
-    }
-    const knownCodes = this.geoCodes;
-    this.places ??= await this.loadNumbers();
-    this.texts ??= await this.loadTexts();
-    const { places, texts } = this;
+    this.numbered ??= await this.loadNumbered();
+    const { geoCodes: knownCodes, places, texts } = this.numbered;
     const placeNumbers = numberPlaces(events, places);
     const textColumns = NUMBERED_TEXT.map((field, index) =>
       textNumbers(events, READ_TEXT[field], texts[index] as StringNumbers),
@@ -324,21 +299,14 @@ export class DuckDbEventStore implements EventStore {
   private async refold(websiteId?: number): Promise<void> {
     const ofWebsite = websiteId === undefined ? "" : " AND website_id = $1";
     const params = websiteId === undefined ? [] : [websiteId];
-    const days = await this.serialised(async () => {
-      // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
-      await this.writer.run(
+    // Rows of days event_days does not list (there should be none): a rebuild leaves what the events say.
+    await this.serialised(() =>
+      this.writer.run(
         `DELETE FROM daily_stats WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
         params,
-      );
-      return this.writer.runAndReadAll(
-        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-         WHERE true${ofWebsite} ORDER BY day, website_id`,
-        params,
-      );
-    });
-    for (const row of days.getRowObjects()) {
-      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
-    }
+      ),
+    );
+    await this.foldDays(`true${ofWebsite}`, params);
   }
 
   /**
@@ -355,18 +323,28 @@ export class DuckDbEventStore implements EventStore {
 
   private async runUpkeep(): Promise<void> {
     const now = this.clock.now().getTime();
-    const settled = await this.serialised(() =>
-      this.writer.runAndReadAll(
-        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-         WHERE NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP) ORDER BY day, website_id`,
-        [dayString(dayNumberOf(now)), new Date(now - SETTLE_MS).toISOString()],
-      ),
+    await this.translated(
+      this.foldDays("NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP)", [
+        dayString(dayNumberOf(now)),
+        new Date(now - SETTLE_MS).toISOString(),
+      ]),
     );
-    for (const row of settled.getRowObjects()) {
-      await this.translated(this.foldDay(Number(row.website_id), String(row.day), Number(row.written)));
-    }
     if (this.closing) return;
     await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
+  }
+
+  /** Folds the days of event_days that `where` selects, oldest first. */
+  private async foldDays(where: string, params: (string | number)[]): Promise<void> {
+    const days = await this.serialised(() =>
+      this.writer.runAndReadAll(
+        `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
+         WHERE ${where} ORDER BY day, website_id`,
+        params,
+      ),
+    );
+    for (const row of days.getRowObjects()) {
+      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
+    }
   }
 
   /**
@@ -380,13 +358,16 @@ export class DuckDbEventStore implements EventStore {
     const range = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
     for (const stat of STATS) {
       if (this.closing) return; // the day stays open, and is folded after the next start
+      // The statistic's fold (aggregate-sql.ts), its first statement over `range`.
+      const [count, ...rest] = foldSql(stat);
       await this.serialised(() =>
         this.inTransaction(async () => {
           await this.writer.run(
             "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
             [websiteId, day, stat.id],
           );
-          await this.fold(range, stat);
+          await this.writer.run(count as string, range);
+          for (const statement of rest) await this.writer.run(statement);
         }),
       );
     }
@@ -397,13 +378,6 @@ export class DuckDbEventStore implements EventStore {
         [websiteId, day, written],
       ),
     );
-  }
-
-  /** Runs a statistic's fold of a website's day (aggregate-sql.ts), the first statement with `range`. */
-  private async fold(range: (string | number)[], stat: StatDefinition): Promise<void> {
-    const [count, ...rest] = foldSql(stat);
-    await this.writer.run(count as string, range);
-    for (const statement of rest) await this.writer.run(statement);
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
@@ -418,43 +392,23 @@ export class DuckDbEventStore implements EventStore {
     );
   }
 
-  countEvents(websiteId?: number): Promise<number> {
-    return this.translated(this.count(websiteId));
-  }
-
-  private async count(websiteId?: number): Promise<number> {
-    const result =
-      websiteId === undefined
-        ? await this.reader.runAndReadAll("SELECT count(*) AS n FROM events")
-        : await this.reader.runAndReadAll("SELECT count(*) AS n FROM events WHERE website_id = $1", [
-            websiteId,
-          ]);
+  async countEvents(websiteId?: number): Promise<number> {
+    const [where, params] = websiteId === undefined ? ["", []] : [" WHERE website_id = $1", [websiteId]];
+    const result = await this.translated(
+      this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params),
+    );
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
 
-  /** Events in stored order; `visitor` is unique per website and day (day number << 32 | visitor number). */
-  listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return this.translated(this.readEvents(websiteId));
-  }
-
-  private async readEvents(websiteId: number): Promise<StoredEvent[]> {
-    const result = await this.reader.runAndReadAll(
-      `SELECT ${EVENT_COLUMNS} FROM events_view e WHERE website_id = $1 ORDER BY ts, seq`,
-      [websiteId],
-    );
-    return result.getRowObjects().map(toStoredEvent);
-  }
-
   /**
-   * Streams the events a chunk at a time (DuckDB's vector size), on the reader connection so
-   * inserts are not held up. A visitor is its hash for the days visitor_ids still covers,
-   * else a per-day stand-in (see event-rows.ts).
+   * Streams the events a chunk at a time (DuckDB's vector size), on a connection of its own:
+   * a running server's queries on the reader would end the stream. A visitor is its hash for
+   * the days visitor_ids still covers, else a per-day stand-in (see event-rows.ts).
    */
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const { sql, params } = exportQuery(options);
     let connection: DuckDBConnection | null = null;
     try {
-      // A connection of its own: a running server's queries on the reader would end the stream.
       connection = await this.instance.connect();
       const result = await connection.stream(sql, params);
       for await (const rows of result.yieldRowObjects()) {
@@ -491,23 +445,23 @@ export class DuckDbEventStore implements EventStore {
     this.instance.closeSync();
   }
 
-  /** The numbers of the city values in places. */
-  private async loadNumbers(): Promise<StringNumbers> {
-    const rows = await this.writer.runAndReadAll("SELECT id, geo AS text FROM places");
-    return new StringNumbers(rows.getRowObjects().map((row) => [String(row.text), Number(row.id)]));
-  }
-
-  /** The numbers of each NUMBERED_TEXT field's values, from text_values. */
-  private async loadTexts(): Promise<StringNumbers[]> {
-    const rows = (
-      await this.writer.runAndReadAll("SELECT field, id, value FROM text_values")
-    ).getRowObjects();
-    return NUMBERED_TEXT.map(
-      (_, field) =>
-        new StringNumbers(
-          rows.filter((row) => Number(row.field) === field).map((row) => [String(row.value), Number(row.id)]),
-        ),
-    );
+  private async loadNumbered(): Promise<Numbered> {
+    const read = async (sql: string) => (await this.writer.runAndReadAll(sql)).getRowObjects();
+    const codes = await read("SELECT DISTINCT code FROM geo_names");
+    const places = await read("SELECT id, geo FROM places");
+    const texts = await read("SELECT field, id, value FROM text_values");
+    return {
+      geoCodes: new Set(codes.map((row) => String(row.code))),
+      places: new StringNumbers(places.map((row) => [String(row.geo), Number(row.id)])),
+      texts: NUMBERED_TEXT.map(
+        (_, field) =>
+          new StringNumbers(
+            texts
+              .filter((row) => Number(row.field) === field)
+              .map((row) => [String(row.value), Number(row.id)]),
+          ),
+      ),
+    };
   }
 
   /**

@@ -17,7 +17,7 @@ export const NUMBERED_TEXT = EVENT_TEXT_FIELDS.filter(
 );
 
 /** The select list toStoredEvent reads (from events_view `e`). */
-export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
+const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, e.is_visit, ${EVENT_TEXT_FIELDS.map((f) => `e.${f}`).join(", ")}`;
 
 /**
  * The events matching `options`, in website and time order, with the visitor's hash where
@@ -26,18 +26,14 @@ export const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e
 export function exportQuery(options: ExportOptions): { sql: string; params: (string | number)[] } {
   const where: string[] = [];
   const params: (string | number)[] = [];
-  if (options.websiteId !== undefined) {
-    params.push(options.websiteId);
-    where.push(`e.website_id = $${params.length}`);
-  }
-  if (options.from !== undefined) {
-    params.push(options.from);
-    where.push(`e.ts >= CAST($${params.length} AS DATE)`);
-  }
-  if (options.to !== undefined) {
-    params.push(options.to);
-    where.push(`e.ts < CAST($${params.length} AS DATE) + INTERVAL 1 DAY`);
-  }
+  /** A condition on `value`, bound as the next parameter in place of `?`. */
+  const bound = (condition: string, value: string | number) => {
+    params.push(value);
+    where.push(condition.replace("?", `$${params.length}`));
+  };
+  if (options.websiteId !== undefined) bound("e.website_id = ?", options.websiteId);
+  if (options.from !== undefined) bound("e.ts >= CAST(? AS DATE)", options.from);
+  if (options.to !== undefined) bound("e.ts < CAST(? AS DATE) + INTERVAL 1 DAY", options.to);
   return {
     sql: `SELECT ${EVENT_COLUMNS}, v.hash AS hash
       FROM events_view e LEFT JOIN visitor_ids v

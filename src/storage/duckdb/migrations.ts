@@ -1,42 +1,24 @@
 // Versioned schema of the embedded DuckDB event store, applied in order by
-// DuckDbEventStore.migrate(). Never edit a released step: add the next one.
+// DuckDbEventStore.migrate(). Never edit a released step: add the next one. ARCHITECTURE.md
+// says what each table holds now; the steps' history:
 //
-// - events: one row per pageview or custom event. `visitor` is the visitor's number on
-//   that website and day (dense, so it packs into a few bits); `ts` has second precision;
-//   `geo` is the city value (`US:Boston`), or `US:` when only the country is known: country
-//   and continent follow from the code through `geo_names`, so they take no space per event.
-// - events_view: the events with city, country and continent as the statistics name them.
-// - daily_stats: per (website, statistic, day, value), the statistic's count, as the fold
-//   computed it from the day's raw events (aggregate-sql.ts) once the day settled; read for
-//   the days event_days marks folded. No index: it would cost more space than the events.
-//   (Versions 2-6 kept a tier of batch deltas, a tier of recent days and weekly roll-ups
-//   beside it, maintained by a second, incremental implementation of every statistic;
-//   version 7 sums them into this one table.)
-// - places (version 3): each city value (`US:Boston`, or `US:`) once, with a number; events
-//   store the number in `place` and leave `geo` empty, which saves about a byte per event
-//   (a number packs into a few bits, strings do not). Events stored before version 3 keep
-//   their `geo` string and `place` 0: adding the column rewrites nothing, and events_view
-//   reads either.
-// - stat_values (version 4): each value of a statistic (a page, a city, a day...) once, with
-//   a number; the aggregate tables store `value_id` instead of the string, which makes
-//   their rows about a quarter of the size and sums over them group by a number. The
-//   statistics query joins the names of the values it returns.
-// - events' text as numbers (version 5): page, referrer, campaign, browser, os, device,
-//   resolution, language and event hold the number of their value in text_values, where
-//   each of these fields (0-8, in that order) numbers its own values densely from 1, so a
-//   column of few values packs into few bits; `place` holds the city's for every event
-//   (the `geo` column is gone). Appending and checkpointing nine text columns was most of
-//   what the store cost a hit. events_geo adds city, country and continent to the
-//   numbers; events_view joins the strings back as well.
-// - visitor_ids: which visitor hash has which number, kept for the days whose salts may still
-//   exist (today, yesterday, and days written in the last two days: an import's days), so a
-//   restart or the next request of an import goes on numbering the same visitors. Version 6
-//   adds the day each number was written.
-// - event_days (version 7): per website and day with events, how many visitor numbers the
-//   day has given (the next new visitor's number), when it was last written (which says when
-//   its visitor ids can go, and when it has settled), and whether daily_stats holds its fold;
-//   a write marks it not folded until the next fold. place_names (version 7): each place's
-//   city, country and continent, so statistics join a place's names per place, not per event.
+// 1. events (the city value, `US:Boston` or `US:` when only the country is known, in `geo`;
+//    country and continent follow from the code through geo_names), daily_stats, visitor_ids.
+// 2-6 kept a tier of batch deltas, a tier of recent days and weekly roll-ups beside
+//    daily_stats, maintained by a second, incremental implementation of every statistic.
+// 3. places: each city value once, with a number; events store it in `place` and leave `geo`
+//    empty, about a byte less per event. Older events keep their `geo` string and `place` 0
+//    (adding the column rewrites nothing), and events_view reads either.
+// 4. stat_values: the aggregate tables store a value's number, not its string, which makes
+//    their rows about a quarter of the size and sums over them group by a number.
+// 5. events' text as numbers into text_values (each field, 0-8 in NUMBERED_TEXT_V5's order,
+//    numbers its own values densely from 1, so a column of few values packs into few bits);
+//    `place` holds the city's for every event and `geo` is gone. Appending and
+//    checkpointing nine text columns was most of what the store cost a hit.
+// 6. visitor_ids.written: the day each number was written.
+// 7. event_days, and daily_stats alone (the tiers summed into it; no index, which would cost
+//    more space than the events), folded by the engine from a settled day's raw events;
+//    place_names, so statistics join a place's names per place, not per event.
 
 /** The events' text columns numbered by version 5, in table order; a field's number in text_values is its index. */
 const NUMBERED_TEXT_V5 = [
@@ -49,6 +31,29 @@ const NUMBERED_TEXT_V5 = [
   "resolution",
   "language",
   "event",
+] as const;
+
+/** An aggregate table of versions 1-7: a count per website, statistic, day or week, and value. */
+function statTable(
+  name: string,
+  period: "day" | "week",
+  value: "value VARCHAR" | "value_id UINTEGER",
+): string {
+  return `CREATE TABLE ${name} (
+        website_id INTEGER NOT NULL,
+        stat UTINYINT NOT NULL,
+        ${period} DATE NOT NULL,
+        ${value} NOT NULL,
+        count BIGINT NOT NULL
+      );`;
+}
+
+/** The aggregate tables version 4 numbers the values of, each with its period column. */
+const AGGREGATES_V4 = [
+  ["daily_stats", "day"],
+  ["daily_stats_recent", "day"],
+  ["daily_stats_deltas", "day"],
+  ["weekly_stats", "week"],
 ] as const;
 
 export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
@@ -86,20 +91,8 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         FROM events e LEFT JOIN (
           SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
         ) n ON n.code = split_part(e.geo, ':', 1);
-      CREATE TABLE daily_stats (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
-      CREATE TABLE daily_stats_recent (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats", "day", "value VARCHAR")}
+      ${statTable("daily_stats_recent", "day", "value VARCHAR")}
       CREATE TABLE visitor_ids (
         website_id INTEGER NOT NULL,
         day DATE NOT NULL,
@@ -111,23 +104,11 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
     version: 2,
     name: "daily_stats_deltas, weekly_stats",
     sql: `
-      CREATE TABLE daily_stats_deltas (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats_deltas", "day", "value VARCHAR")}
       -- Version 1 kept unmerged rows in daily_stats_recent: they are deltas now.
       INSERT INTO daily_stats_deltas SELECT * FROM daily_stats_recent;
       DELETE FROM daily_stats_recent;
-      CREATE TABLE weekly_stats (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        week DATE NOT NULL,
-        value VARCHAR NOT NULL,
-        count BIGINT NOT NULL
-      );`,
+      ${statTable("weekly_stats", "week", "value VARCHAR")}`,
   },
   {
     version: 3,
@@ -161,50 +142,14 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       INSERT INTO stat_values
         SELECT CAST(row_number() OVER (ORDER BY value) AS UINTEGER), value
         FROM (SELECT DISTINCT value FROM (SELECT value FROM daily_stats UNION ALL SELECT value FROM daily_stats_recent UNION ALL SELECT value FROM daily_stats_deltas UNION ALL SELECT value FROM weekly_stats));
-      CREATE TABLE daily_stats_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats;
-      ALTER TABLE daily_stats_numbered RENAME TO daily_stats;
-      CREATE TABLE daily_stats_recent_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_recent_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_recent t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats_recent;
-      ALTER TABLE daily_stats_recent_numbered RENAME TO daily_stats_recent;
-      CREATE TABLE daily_stats_deltas_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO daily_stats_deltas_numbered
-        SELECT t.website_id, t.stat, t.day, v.id, t.count FROM daily_stats_deltas t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE daily_stats_deltas;
-      ALTER TABLE daily_stats_deltas_numbered RENAME TO daily_stats_deltas;
-      CREATE TABLE weekly_stats_numbered (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        week DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
-      INSERT INTO weekly_stats_numbered
-        SELECT t.website_id, t.stat, t.week, v.id, t.count FROM weekly_stats t JOIN stat_values v USING (value) ORDER BY t.rowid;
-      DROP TABLE weekly_stats;
-      ALTER TABLE weekly_stats_numbered RENAME TO weekly_stats;`,
+      ${AGGREGATES_V4.map(
+        ([table, period]) => `
+          ${statTable(`${table}_numbered`, period, "value_id UINTEGER")}
+          INSERT INTO ${table}_numbered
+            SELECT t.website_id, t.stat, t.${period}, v.id, t.count FROM ${table} t JOIN stat_values v USING (value) ORDER BY t.rowid;
+          DROP TABLE ${table};
+          ALTER TABLE ${table}_numbered RENAME TO ${table};`,
+      ).join("")}`,
   },
   {
     version: 5,
@@ -290,13 +235,7 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
           LEFT JOIN (SELECT website_id, day, max(written) AS written FROM visitor_ids GROUP BY ALL) w USING (website_id, day)
         ORDER BY e.website_id, e.day;
       -- One row per (website, statistic, day, value): the sum of what the tiers held.
-      CREATE TABLE daily_stats_folded (
-        website_id INTEGER NOT NULL,
-        stat UTINYINT NOT NULL,
-        day DATE NOT NULL,
-        value_id UINTEGER NOT NULL,
-        count BIGINT NOT NULL
-      );
+      ${statTable("daily_stats_folded", "day", "value_id UINTEGER")}
       INSERT INTO daily_stats_folded
         SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) FROM (
           SELECT * FROM daily_stats UNION ALL SELECT * FROM daily_stats_recent UNION ALL SELECT * FROM daily_stats_deltas

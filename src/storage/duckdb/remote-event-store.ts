@@ -11,6 +11,7 @@ import {
   eventToWire,
   queryToWire,
   type RemoteMethod,
+  readBody,
   type WireEvent,
 } from "./store-socket-wire.js";
 
@@ -55,10 +56,6 @@ export class RemoteEventStore implements EventStore {
     return Number(await this.call("countEvents", [websiteId ?? null]));
   }
 
-  async listEvents(websiteId: number): Promise<StoredEvent[]> {
-    return ((await this.call("listEvents", [websiteId])) as WireEvent[]).map(eventFromWire);
-  }
-
   async *exportEvents(options: ExportOptions = {}): AsyncIterable<StoredEvent[]> {
     const response = await this.request("/export", options);
     if (response.statusCode !== 200) throw new Error(await errorOf(response));
@@ -79,9 +76,7 @@ export class RemoteEventStore implements EventStore {
   private async call(method: RemoteMethod, args: unknown[]): Promise<unknown> {
     const response = await this.request("/call", { method, args });
     if (response.statusCode !== 200) throw new Error(await errorOf(response));
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    return (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { result: unknown }).result;
+    return (JSON.parse(await readBody(response)) as { result: unknown }).result;
   }
 
   private request(path: string, body: unknown): Promise<http.IncomingMessage> {
@@ -104,9 +99,7 @@ export class RemoteEventStore implements EventStore {
 }
 
 async function errorOf(response: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = await readBody(response);
   try {
     return `the running server: ${(JSON.parse(text) as { error: string }).error}`;
   } catch {

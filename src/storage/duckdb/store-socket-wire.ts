@@ -2,6 +2,7 @@
 // JSON, with a StoredEvent's instant as epoch milliseconds and its visitor as a decimal
 // string, and a StatsQuery's statistic by name. One place, used by both ends.
 
+import type http from "node:http";
 import { type StatDefinition, statByName } from "../../stats/catalog.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KINDS, EVENT_TEXT_FIELDS, type StoredEvent } from "../ports.js";
@@ -13,7 +14,6 @@ export const REMOTE_METHODS = [
   "rebuildAggregates",
   "deleteWebsite",
   "countEvents",
-  "listEvents",
   "ping",
 ] as const;
 export type RemoteMethod = (typeof REMOTE_METHODS)[number];
@@ -49,4 +49,22 @@ export function queryFromWire(wire: WireQuery): StatsQuery {
   const stat: StatDefinition | null = statByName(String(wire?.stat));
   if (!stat) throw new Error(`no statistic ${JSON.stringify(wire?.stat)}`);
   return { ...wire, stat };
+}
+
+/** A message's whole body as text; past `limit` bytes it destroys the message and throws. */
+export async function readBody(
+  message: http.IncomingMessage,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of message as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      message.destroy();
+      throw new Error("request too large");
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import type { Closable } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import {
   eventFromWire,
@@ -14,6 +15,7 @@ import {
   queryFromWire,
   REMOTE_METHODS,
   type RemoteMethod,
+  readBody,
   type WireEvent,
   type WireQuery,
 } from "./store-socket-wire.js";
@@ -26,12 +28,8 @@ export function storeSocketPath(dataDir: string): string {
 /** Largest request body: an import batch of 10,000 events fits many times over. */
 const MAX_BODY = 256 * 1024 * 1024;
 
-export interface StoreSocket {
-  close(): Promise<void>;
-}
-
 /** Serves `store` on the data directory's socket until close(). */
-export async function serveStoreSocket(store: EventStore, dataDir: string): Promise<StoreSocket> {
+export async function serveStoreSocket(store: EventStore, dataDir: string): Promise<Closable> {
   const socketPath = storeSocketPath(dataDir);
   // A socket file left by a server that died: this process holds the store, so none is live.
   fs.rmSync(socketPath, { force: true });
@@ -70,15 +68,15 @@ async function answer(store: EventStore, url: string, body: unknown, response: h
   }
   const { method, args } = (body ?? {}) as { method?: string; args?: unknown[] };
   if (url !== "/call" || !REMOTE_METHODS.includes(method as RemoteMethod) || !Array.isArray(args)) {
-    response
-      .writeHead(404, { "content-type": "application/json" })
-      .end(JSON.stringify({ error: "no such call" }));
+    json(response, 404, { error: "no such call" });
     return;
   }
   const result = await call(store, method as RemoteMethod, args);
-  response
-    .writeHead(200, { "content-type": "application/json" })
-    .end(JSON.stringify({ result: result ?? null }));
+  json(response, 200, { result: result ?? null });
+}
+
+function json(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
 async function call(store: EventStore, method: RemoteMethod, args: unknown[]): Promise<unknown> {
@@ -94,8 +92,6 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
       return store.deleteWebsite(Number(args[0]));
     case "countEvents":
       return store.countEvents(id(args[0]));
-    case "listEvents":
-      return (await store.listEvents(Number(args[0]))).map(eventToWire);
     case "ping":
       return store.ping();
   }
@@ -107,25 +103,10 @@ function fail(response: http.ServerResponse, error: unknown): void {
     response.destroy(error instanceof Error ? error : new Error(message));
     return;
   }
-  response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
+  json(response, 500, { error: message });
 }
 
-function readJson(request: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) request.destroy(new Error("request too large"));
-      else chunks.push(chunk);
-    });
-    request.on("end", () => {
-      try {
-        resolve(size === 0 ? null : JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    request.on("error", reject);
-  });
+async function readJson(request: http.IncomingMessage): Promise<unknown> {
+  const text = await readBody(request, MAX_BODY);
+  return text === "" ? null : JSON.parse(text);
 }

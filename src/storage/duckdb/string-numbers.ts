@@ -1,8 +1,6 @@
-// Numbers for strings the embedded store keeps once in a table (places, stat_values):
-// dense from 1 in order of first appearance, so the rows that refer to them pack into a
-// few bits. The store loads a table's numbers once and numbers new strings as batches
-// bring them; the caller stores the new ones with its batch, or forgets them if the batch
-// is not committed.
+// Numbers for strings the embedded store keeps once in a table (places, text_values): dense
+// from 1 in order of first appearance, so the rows that refer to them pack into a few bits.
+// The caller stores new ones with its batch, or forgets them if the batch is not committed.
 
 export class StringNumbers {
   private readonly numbers: Map<string, number>;

@@ -4,7 +4,7 @@
 import { type DatabaseIntrospector, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
-import { postgresMigrations } from "../relational/migrations/postgres.js";
+import { postgresMigrations } from "../relational/migrations/metadata-migrations.js";
 import type { Database } from "../relational/schema.js";
 import { CurrentSchemaIntrospector } from "./current-schema-introspector.js";
 
@@ -19,6 +19,11 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
     max: POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: "analytics",
+    // bigint ids and counts as numbers (ids stay below 2^31), so rows read as SQLite's do.
+    types: {
+      getTypeParser: (oid, format) =>
+        oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format),
+    },
   });
   // A connection the server drops (a restart) emits "error": on the pool while idle, on the
   // client while checked out. Without a listener either would end the process; the query in

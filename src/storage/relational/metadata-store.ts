@@ -10,7 +10,7 @@ import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
 import { RelationalSecretRepository } from "./secret-repository.js";
-import { type IdentityContinuer, RelationalTableCopy } from "./table-copy.js";
+import { exportRows, type IdentityContinuer, importRows } from "./table-copy.js";
 import type { UniqueViolationDetector } from "./unique-violation.js";
 import { RelationalUserRepository } from "./user-repository.js";
 import { RelationalWebsiteRepository } from "./website-repository.js";
@@ -39,7 +39,6 @@ export class RelationalMetadataStore implements MetadataStore {
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
   readonly reports: RelationalReportRepository;
-  private readonly tables: RelationalTableCopy;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -50,7 +49,6 @@ export class RelationalMetadataStore implements MetadataStore {
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);
     this.reports = new RelationalReportRepository(db);
-    this.tables = new RelationalTableCopy(db, dialect.continueIdentity);
   }
 
   async migrate(): Promise<void> {
@@ -85,14 +83,14 @@ export class RelationalMetadataStore implements MetadataStore {
   }
 
   exportRows(table: MetadataTable): AsyncIterable<MetadataRow[]> {
-    return this.tables.exportRows(table);
+    return exportRows(this.db, table);
   }
 
   importRows(
     read: (table: MetadataTable) => AsyncIterable<MetadataRow[]>,
     onTable?: (table: MetadataTable, rows: number) => void,
   ): Promise<Record<MetadataTable, number>> {
-    return this.tables.importRows(read, onTable);
+    return importRows(this.db, this.dialect.continueIdentity, read, onTable);
   }
 
   async close(): Promise<void> {

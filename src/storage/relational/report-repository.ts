@@ -96,23 +96,22 @@ export class RelationalReportRepository implements ReportRepository {
   }
 
   async markSent(userId: number, periodKey: string, token: string, now: Date): Promise<void> {
-    await this.db
-      .updateTable("report_log")
-      .set({ status: "sent" satisfies ReportStatus, sent_at: formatTimestamp(now), last_error: null })
-      .where("user_id", "=", userId)
-      .where("period_key", "=", periodKey)
-      .where("claim_token", "=", token)
-      .execute();
+    const sent = { status: "sent" satisfies ReportStatus, sent_at: formatTimestamp(now), last_error: null };
+    await this.whileClaimed(userId, periodKey, token).set(sent).execute();
   }
 
   async markFailed(userId: number, periodKey: string, token: string, error: string): Promise<void> {
-    await this.db
+    const failed = { status: "failed" satisfies ReportStatus, last_error: error.slice(0, MAX_ERROR_LENGTH) };
+    await this.whileClaimed(userId, periodKey, token).set(failed).execute();
+  }
+
+  /** An update of the (user, period) row that changes nothing once another claim took it. */
+  private whileClaimed(userId: number, periodKey: string, token: string) {
+    return this.db
       .updateTable("report_log")
-      .set({ status: "failed" satisfies ReportStatus, last_error: error.slice(0, MAX_ERROR_LENGTH) })
       .where("user_id", "=", userId)
       .where("period_key", "=", periodKey)
-      .where("claim_token", "=", token)
-      .execute();
+      .where("claim_token", "=", token);
   }
 
   async find(userId: number, periodKey: string): Promise<ReportLogEntry | null> {

@@ -1,7 +1,7 @@
 // Websites, in any Kysely dialect. Every read and write of a user's website is scoped by
 // user_id, so another user's website is indistinguishable from a missing one.
 
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type ExpressionOrFactory, type Kysely, type Selectable, type SqlBool, sql } from "kysely";
 import { formatTimestamp } from "../../clock.js";
 import { unicodeDomain } from "../../unicode-domain.js";
 import {
@@ -50,28 +50,16 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
     }
   }
 
-  async find(userId: number, id: number): Promise<WebsiteRecord | null> {
-    const row = await this.db
-      .selectFrom("websites")
-      .selectAll()
-      .where("id", "=", id)
-      .where("user_id", "=", userId)
-      .executeTakeFirst();
-    return row ? toWebsite(row) : null;
+  find(userId: number, id: number): Promise<WebsiteRecord | null> {
+    return this.findWhere((eb) => eb.and([eb("id", "=", id), eb("user_id", "=", userId)]));
   }
 
-  async findByDomain(domain: string): Promise<WebsiteRecord | null> {
-    const row = await this.db
-      .selectFrom("websites")
-      .selectAll()
-      .where("domain", "=", domain)
-      .executeTakeFirst();
-    return row ? toWebsite(row) : null;
+  findByDomain(domain: string): Promise<WebsiteRecord | null> {
+    return this.findWhere((eb) => eb("domain", "=", domain));
   }
 
-  async findById(id: number): Promise<WebsiteRecord | null> {
-    const row = await this.db.selectFrom("websites").selectAll().where("id", "=", id).executeTakeFirst();
-    return row ? toWebsite(row) : null;
+  findById(id: number): Promise<WebsiteRecord | null> {
+    return this.findWhere((eb) => eb("id", "=", id));
   }
 
   async update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null> {
@@ -122,6 +110,13 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
       .offset(query.offset)
       .execute();
     return { items: rows.map(toWebsite), total: Number(counted.total) };
+  }
+
+  private async findWhere(
+    where: ExpressionOrFactory<Database, "websites", SqlBool>,
+  ): Promise<WebsiteRecord | null> {
+    const row = await this.db.selectFrom("websites").selectAll().where(where).executeTakeFirst();
+    return row ? toWebsite(row) : null;
   }
 }
 

@@ -9,7 +9,7 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { AppError, StoreUnavailableError } from "../../errors.js";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
-import { sqliteMigrations } from "../relational/migrations/sqlite.js";
+import { sqliteMigrations } from "../relational/migrations/metadata-migrations.js";
 import type { Database } from "../relational/schema.js";
 import { failureTranslating, sqliteFileFailure } from "./sqlite-failures.js";
 
