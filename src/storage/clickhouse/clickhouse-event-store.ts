@@ -18,7 +18,7 @@ import { COUNT_ROWS, ROW_STATS, statSelect } from "./aggregate-sql.js";
 import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
 import { DayFolder } from "./day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
-import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
+import { type Sql, sql, sqlIdentifier, sqlJoin, tsvValue } from "./sql-escape.js";
 import {
   compileRowStat,
   type DayPlan,
@@ -31,6 +31,9 @@ import {
 const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"] as const;
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
+
+/** The events table's columns in the order insert() writes them. */
+const EVENT_COLUMNS = ["website_id", "ts", "day", "visitor", "kind", "is_visit", ...EVENT_TEXT_FIELDS];
 
 export class ClickHouseEventStore implements EventStore {
   private readonly nodes: ClickHouseNodes;
@@ -76,21 +79,20 @@ export class ClickHouseEventStore implements EventStore {
 
   insert(events: readonly StoredEvent[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    const rows = events.map((event) => {
-      const row: Record<string, string | number> = {
-        website_id: event.websiteId,
-        ts: Math.floor(event.ts.getTime() / 1000),
-        day: event.ts.toISOString().slice(0, 10),
-        visitor: event.visitor.toString(),
-        kind: EVENT_KIND_CODES[event.kind],
-        is_visit: event.isVisit ? 1 : 0,
-      };
-      for (const field of EVENT_TEXT_FIELDS) row[field] = event[field];
-      return row;
-    });
+    let rows = "";
+    for (const event of events) {
+      rows += `${event.websiteId}\t${Math.floor(event.ts.getTime() / 1000)}\t${event.ts.toISOString().slice(0, 10)}\t${event.visitor}\t${EVENT_KIND_CODES[event.kind]}\t${event.isVisit ? 1 : 0}`;
+      for (const field of EVENT_TEXT_FIELDS) rows += `\t${tsvValue(event[field])}`;
+      rows += "\n";
+    }
     // One INSERT, acknowledged only once stored: synchronously on every shard it touches.
     return this.serialised(() =>
-      this.nodes.insert(this.table("events"), rows, this.nodes.cluster ? { insert_distributed_sync: 1 } : {}),
+      this.nodes.insert(
+        this.table("events"),
+        EVENT_COLUMNS,
+        rows,
+        this.nodes.cluster ? { insert_distributed_sync: 1 } : {},
+      ),
     );
   }
 

@@ -1,6 +1,7 @@
 // The one way values enter ClickHouse SQL: ClickHouse 18.16 has no query parameters, so
 // every string, number and day is written as a literal by sqlValue(), and SQL is put
-// together only through the `sql` template, which escapes every interpolated value.
+// together only through the `sql` template, which escapes every interpolated value. Inserted
+// rows go as TabSeparated text, each string through tsvValue().
 
 /** A value that may enter SQL: strings (also days, as 'YYYY-MM-DD'), finite numbers, bigints. */
 export type SqlValue = string | number | bigint | boolean;
@@ -55,4 +56,11 @@ export function sql(strings: TemplateStringsArray, ...values: (SqlValue | Sql)[]
 /** Joins fragments with a separator (a list of columns, of conditions). */
 export function sqlJoin(parts: readonly Sql[], separator: string): Sql {
   return new Sql(parts.map((part) => part.text).join(separator));
+}
+
+const TSV_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** A string as a field of a TabSeparated row: the backslash and the characters that end a field or a row escaped. */
+export function tsvValue(text: string): string {
+  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c] as string) : text;
 }
