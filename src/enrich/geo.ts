@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { GeoIndex, type GeoLocation, UNKNOWN_LOCATION } from "./geo-index.js";
+import { RecentMap } from "./recent-map.js";
 import type { GeoSources } from "./geo-index-build.js";
 
 export { type GeoLocation, UNKNOWN_LOCATION } from "./geo-index.js";
@@ -60,7 +61,15 @@ export async function ensureGeoIndex(sources: GeoSources, dir: string): Promise<
   return file;
 }
 
+/**
+ * Answers kept by address (at least the 25,000 used last; about 4 MB): a visitor sends
+ * several hits, and a Map lookup costs 0.1 µs where the index takes 0.7 (the import
+ * benchmark's addresses, 43,000 distinct in 300,000 events).
+ */
+const RECENT_ADDRESSES = 50_000;
+
 export class IndexedGeoLookup implements GeoLookup {
+  private readonly recent = new RecentMap<string, GeoLocation>(RECENT_ADDRESSES);
   private index: GeoIndex | null = null;
   private opening: Promise<GeoIndex | null> | null = null;
   private failed = false;
@@ -80,7 +89,14 @@ export class IndexedGeoLookup implements GeoLookup {
 
   lookupNow(ip: string): GeoLocation | undefined {
     if (ip === "" || this.failed) return UNKNOWN_LOCATION;
-    if (this.index) return this.index.find(ip);
+    if (this.index) {
+      let location = this.recent.get(ip);
+      if (!location) {
+        location = this.index.find(ip);
+        this.recent.set(ip, location);
+      }
+      return location;
+    }
     void this.open();
     return undefined;
   }
