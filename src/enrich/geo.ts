@@ -11,8 +11,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { GeoIndex, type GeoLocation, UNKNOWN_LOCATION } from "./geo-index.js";
-import { RecentMap } from "./recent-map.js";
 import type { GeoSources } from "./geo-index-build.js";
+import { RecentMap } from "./recent-map.js";
 
 export { type GeoLocation, UNKNOWN_LOCATION } from "./geo-index.js";
 export type { GeoSources } from "./geo-index-build.js";
