@@ -41,7 +41,8 @@ const server = await startProduct({
 const websiteId = await createWebsite(server.url, key);
 const pid = server.child.pid;
 
-const status = (field, text) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024);
+const status = (field, text) =>
+  Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) / 1024);
 let peak = { rssMiB: 0 };
 const sampler = setInterval(() => {
   let text;

@@ -163,18 +163,24 @@ describe("geolocation", () => {
     assertSameAnswers(bundledGeoSources(), geoIndexPath(bundledGeoSources(), BUILT_INDEX_DIR), 7);
   });
 
-  it("indexes a given database holding both families once, in a thread, into the data directory", async () => {
+  it("indexes a given database holding both families once, in a thread, into the data directory, replacing an earlier index", async () => {
     // The bundled IPv6 file stands for a MaxMind City file: one IPv6 tree, IPv4 under ::/96.
     const file = path.join(dataDir, "both.mmdb");
     fs.copyFileSync(bundledGeoSources().ipv6, file);
     const sources = { ipv4: file, ipv6: file };
     const dir = path.join(dataDir, "geo");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "both-1-1.v1.geoindex"), "the index of an earlier version of the file");
     const indexFile = await ensureGeoIndex(sources, dir);
     assert.equal(path.dirname(indexFile), dir);
     const written = fs.statSync(indexFile).mtimeMs;
     assert.equal(await ensureGeoIndex(sources, dir), indexFile);
     assert.equal(fs.statSync(indexFile).mtimeMs, written, "written once");
-    assert.deepEqual(fs.readdirSync(dir), [path.basename(indexFile)], "no temporary file left");
+    assert.deepEqual(
+      fs.readdirSync(dir),
+      [path.basename(indexFile)],
+      "no temporary file, no earlier index left",
+    );
     assertSameAnswers(sources, indexFile, 11);
   });
 

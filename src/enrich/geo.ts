@@ -47,7 +47,10 @@ export function geoIndexPath(sources: GeoSources, dir: string): string {
   return path.join(dir, `${name}.v${INDEX_LAYOUT}.geoindex`);
 }
 
-/** The index of `sources` in `dir`, written first (in a thread of its own, about 10 s) if it is not there. */
+/**
+ * The index of `sources` in `dir`, written first (in a thread of its own, about 10 s) if it
+ * is not there; then the indexes of other versions of the databases in `dir` are deleted.
+ */
 export async function ensureGeoIndex(sources: GeoSources, dir: string): Promise<string> {
   const file = geoIndexPath(sources, dir);
   if (fs.existsSync(file)) return file;
@@ -58,6 +61,10 @@ export async function ensureGeoIndex(sources: GeoSources, dir: string): Promise<
     worker.once("error", reject);
     worker.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`indexing stopped (${code})`))));
   });
+  for (const name of fs.readdirSync(dir)) {
+    if (name.endsWith(".geoindex") && path.join(dir, name) !== file)
+      fs.rmSync(path.join(dir, name), { force: true });
+  }
   return file;
 }
 
