@@ -26,7 +26,7 @@ const YOUNG_GENERATION_FLAGS = ["--min-semi-space-size=8", "--max-semi-space-siz
  * How far each thread's heap may grow past what its last full collection kept (100: to
  * twice that) before the next one. Left to itself V8 lets it reach about four times while
  * the program allocates fast, as an import does: importing 10M events (bench/RESULTS.md,
- * "Server memory while importing") the two threads' heaps peaked at 267 MB, 163 MB with
+ * "Memory while importing") the two threads' heaps peaked at 267 MB, 163 MB with
  * this, the process at 618 and 493 MB, at the same rate (full collections of a heap of
  * 20-35 MB live take 10-20 ms; its young-generation collections cost ten times more).
  * Set from here rather than the first line of main.ts: a runtime that no longer knows the
