@@ -165,7 +165,7 @@ export class GeoIndex {
    * and 5 MB (IPv6).
    */
   private readonly v4Blocks = new RecentMap<number, Buffer>(CACHED_BLOCKS);
-  private readonly v6Blocks = new RecentMap<number, Buffer>(CACHED_BLOCKS);
+  private readonly v6Blocks = new RecentMap<number, Uint32Array>(CACHED_BLOCKS);
   /** Locations decoded lately: a few hundred thousand exist, traffic keeps coming from fewer. */
   private readonly decoded = new RecentMap<number, GeoLocation>(DECODED_LOCATIONS);
 
@@ -229,7 +229,14 @@ export class GeoIndex {
     const sparse = this.v4Sparse;
     const blockIndex = lastAtMost(sparse.length, (i) => (sparse[i] as number) <= key);
     if (blockIndex < 0) return NO_LOCATION;
-    const block = this.block(this.v4Blocks, blockIndex, this.v4Count, this.v4Offset, V4_RANGE_BYTES);
+    const block = this.block(
+      this.v4Blocks,
+      blockIndex,
+      this.v4Count,
+      this.v4Offset,
+      V4_RANGE_BYTES,
+      (b) => b,
+    );
     const entry = lastAtMost(
       block.length / V4_RANGE_BYTES,
       (i) => block.readUInt32LE(i * V4_RANGE_BYTES) <= key,
@@ -239,39 +246,47 @@ export class GeoIndex {
 
   private findV6(key: Uint32Array): number {
     const sparse = this.v6Sparse;
-    const blockIndex = lastAtMost(sparse.length / 4, (i) =>
-      wordsAtMost((k) => sparse[i * 4 + k] as number, key),
-    );
+    const blockIndex = lastAtMost(sparse.length / 4, (i) => wordsAtMost(sparse, i * 4, key));
     if (blockIndex < 0) return NO_LOCATION;
-    const block = this.block(this.v6Blocks, blockIndex, this.v6Count, this.v6Offset, V6_RANGE_BYTES);
-    const entry = lastAtMost(block.length / V6_RANGE_BYTES, (i) =>
-      wordsAtMost((k) => block.readUInt32BE(i * V6_RANGE_BYTES + k * 4), key),
-    );
-    return block.readUInt32LE(entry * V6_RANGE_BYTES + 16);
+    const block = this.block(this.v6Blocks, blockIndex, this.v6Count, this.v6Offset, V6_RANGE_BYTES, v6Words);
+    const entry = lastAtMost(block.length / 5, (i) => wordsAtMost(block, i * 5, key));
+    return block[entry * 5 + 4] as number;
   }
 
-  /** The index-th run of SPARSE_STEP ranges of a family, from `cache` or read now. */
-  private block(
-    cache: RecentMap<number, Buffer>,
+  /** The index-th run of SPARSE_STEP ranges of a family, from `cache` or read now (and made a `T` by `decode`). */
+  private block<T>(
+    cache: RecentMap<number, T>,
     index: number,
     total: number,
     offset: number,
     rangeBytes: number,
-  ): Buffer {
+    decode: (bytes: Buffer) => T,
+  ): T {
     let block = cache.get(index);
     if (!block) {
       const count = Math.min(SPARSE_STEP, total - index * SPARSE_STEP);
-      block = readAt(this.fd, offset + index * SPARSE_STEP * rangeBytes, count * rangeBytes);
+      block = decode(readAt(this.fd, offset + index * SPARSE_STEP * rangeBytes, count * rangeBytes));
       cache.set(index, block);
     }
     return block;
   }
 }
 
-/** Whether the 128-bit start whose k-th word `word(k)` gives is at most `key`. */
-function wordsAtMost(word: (k: number) => number, key: Uint32Array): boolean {
+/** IPv6 ranges as five words each: the start's four, most significant first, then the location. */
+function v6Words(bytes: Buffer): Uint32Array {
+  const words = new Uint32Array((bytes.length / V6_RANGE_BYTES) * 5);
+  for (let i = 0; i < words.length / 5; i++) {
+    const at = i * V6_RANGE_BYTES;
+    for (let k = 0; k < 4; k++) words[i * 5 + k] = bytes.readUInt32BE(at + k * 4);
+    words[i * 5 + 4] = bytes.readUInt32LE(at + 16);
+  }
+  return words;
+}
+
+/** Whether the 128-bit start held as four words from `words[at]` is at most `key`. */
+function wordsAtMost(words: Uint32Array, at: number, key: Uint32Array): boolean {
   for (let k = 0; k < 4; k++) {
-    const w = word(k);
+    const w = words[at + k] as number;
     if (w !== key[k]) return w < (key[k] as number);
   }
   return true;
