@@ -15,6 +15,8 @@
 //      stats-query.mjs on the other core: per statistic a warm-up and 5 timed requests
 //      (median kept), every answer checked against the expected answers, the server's
 //      VmRSS sampled every 50 ms; SIGTERM;
+//      then the same for each filter set of `--filters` (`|` between sets; each request
+//      carries it, each answer checked to be a page of positive counts);
 //   4. the size of events.duckdb (+ WAL) after the server stopped, and (store-stats.mjs)
 //      where the bytes go;
 //   5. the data directory removed (unless --keep).
@@ -57,8 +59,15 @@ const { values: options } = parseArgs({
     "profile-runs": { type: "string", default: "30" },
     quiet: { type: "string", default: "20" },
     json: { type: "boolean", default: false },
+    // Selective and broad, on numbered text, places and a contains, and two at once.
+    filters: {
+      type: "string",
+      default:
+        "page==/pricing|country==US:United States|browser!=Chrome|referrer~google|page~/docs;device==mobile",
+    },
   },
 });
+const filterSets = options.filters.split("|").filter(Boolean);
 
 const sizes = options.sizes.split(",").map((size) => Number(size.replace(/_/g, "")));
 if (sizes.some((size) => !Number.isInteger(size) || size < 1000)) {
@@ -75,6 +84,7 @@ const TARGETS = {
   diskBytes: 2_000_000_000, // for 100M events
   diskAt: 100_000_000,
   rssBytes: 300_000_000,
+  filteredMs: (size) => (size <= 10_000_000 ? 150 : 1000),
 };
 
 const log = (message) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -222,9 +232,8 @@ async function measureSize(size) {
     result.serverReadyMs = server.readyMs;
     log(`server on CPU ${serverCpu ?? "any"} ready in ${server.readyMs} ms (pid ${server.child.pid})`);
     result.quiet = await waitQuiet({ maxBusyPct: Number(options.quiet), timeoutMs: 120_000 });
-    let queried;
-    try {
-      queried = await runNode(
+    const query = (extra) =>
+      runNode(
         [
           path.join(BENCH_DIR, "stats-query.mjs"),
           "--url",
@@ -237,15 +246,24 @@ async function measureSize(size) {
           seeded.from,
           "--to",
           seeded.to,
-          "--expected",
-          expectedFile,
           "--server-pid",
           String(server.child.pid),
           "--runs",
           options.runs,
+          ...extra,
         ],
         { cpu: clientCpu },
       );
+    let queried;
+    result.filtered = [];
+    try {
+      queried = await query(["--expected", expectedFile]);
+      for (const filters of filterSets) {
+        const answered = await query(["--filters", filters]);
+        const worst = answered.stats.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+        log(`  filtered by ${filters}: slowest ${worst.name} ${worst.medianMs} ms`);
+        result.filtered.push({ filters, queries: answered });
+      }
     } finally {
       result.stop = await stopServer(server);
     }
@@ -387,6 +405,17 @@ function report(results) {
       `< ${mb(TARGETS.rssBytes)} MB`,
       verdict(r.queries.rss.maxBytes < TARGETS.rssBytes),
     ]);
+    for (const { filters, queries } of r.filtered) {
+      const slowest = queries.stats.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+      const bad = queries.stats.filter((stat) => !stat.ok);
+      summary.push([
+        `Slowest statistic filtered by ${filters}${bad.length ? ` (WRONG: ${bad.map((stat) => stat.name).join(", ")})` : ""}`,
+        label(r.size),
+        `${slowest.medianMs} ms (${slowest.name})`,
+        `<= ${TARGETS.filteredMs(r.size)} ms`,
+        verdict(slowest.medianMs <= TARGETS.filteredMs(r.size) && bad.length === 0),
+      ]);
+    }
     const diskTarget = r.size >= TARGETS.diskAt;
     summary.push([
       "events.duckdb + WAL after SIGTERM",

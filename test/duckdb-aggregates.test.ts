@@ -22,7 +22,7 @@ function randomEventsOf(next: () => number, count: number, start: number, days =
   return randomEvents(next, count, { start, days, visitor: () => BigInt(Math.floor(next() * 40)) });
 }
 
-const QUERY = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
+const QUERY = { filters: [], search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
 
 /** Windows over 2026-06-10 to 2026-07-03: all of it, a fortnight, a single day, days cut anywhere. */
 const WINDOWS = [

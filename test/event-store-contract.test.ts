@@ -8,6 +8,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { STATS, statByName } from "../src/stats/catalog.js";
+import {
+  FILTER_DIMENSIONS,
+  type FilterOperator,
+  parseFilters,
+  type StatsFilter,
+} from "../src/stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../src/stats/stats-query.js";
 import type { EventStore, ExportOptions, StoredEvent } from "../src/storage/ports.js";
 import {
@@ -20,7 +26,7 @@ import {
 import { HOSTILE } from "./support/hostile-strings.js";
 import { referenceStat } from "./support/reference-stats.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
-import { EXPECTED, FIXTURE_RANGE, fixtureEvents } from "./support/stats-fixture.js";
+import { EXPECTED, FILTERED, FIXTURE_RANGE, fixtureEvents } from "./support/stats-fixture.js";
 import { eventKey, storedEvents, visitorPattern, withoutVisitor } from "./support/stored-events.js";
 
 /** Random traffic runs over four days from START; "now" is in the last, so two are recent. */
@@ -72,6 +78,7 @@ function query(websiteId: number, name: string, options: Partial<StatsQuery> = {
     websiteId,
     stat: statByName(name) ?? assert.fail(`no statistic ${name}`),
     ...FIXTURE_RANGE,
+    filters: [],
     search: null,
     sortBy: "count",
     sort: "desc",
@@ -92,12 +99,18 @@ async function answers(
   websiteId: number,
   windows = WINDOWS,
   variants = VARIANTS,
+  filterSets: readonly (readonly StatsFilter[])[] = [[]],
 ): Promise<Record<string, StatsPage>> {
   const queries: [string, StatsQuery][] = [];
   for (const stat of STATS) {
     for (const [from, to] of windows) {
       for (const [i, variant] of variants.entries()) {
-        queries.push([`${stat.name} ${from}..${to} #${i}`, { websiteId, stat, from, to, ...variant }]);
+        for (const [f, filters] of filterSets.entries()) {
+          queries.push([
+            `${stat.name} ${from}..${to} #${i} filters #${f}`,
+            { websiteId, stat, from, to, filters, ...variant },
+          ]);
+        }
       }
     }
   }
@@ -119,6 +132,38 @@ function visitorPool(next: () => number): bigint[] {
     { length: 30 },
     () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
   );
+}
+
+/** Values of randomEvents (seeded-random.ts) per filter dimension, with "" and one never stored. */
+const FILTER_VALUES: Record<string, string[]> = {
+  page: ["/", "/a", "/B", "/c?x=1", "/100%_off"],
+  landing_page: ["/", "/B", "/100%_off"],
+  referrer: ["", "google.com", "t.co"],
+  campaign: ["", "spring"],
+  browser: ["Chrome", "Safari"],
+  os: ["Windows", "iOS"],
+  device: ["desktop", "mobile"],
+  resolution: ["1920x1080", "390x844"],
+  language: ["en", "de", "fr"],
+  country: ["", "US:United States", "DE:Germany"],
+  city: ["", "US:Boston", "DE:Berlin"],
+  continent: ["", "NA:North America", "EU:Europe"],
+  event: ["Buy", "Signup", "Buy:9.5:EUR"],
+};
+/** Needles of the contains operators: letters of either case, SQL wildcards, a colon. */
+const NEEDLES = ["o", "b", "%_", "us", ":", "er", "/c?"];
+
+/** One to three random filters over every dimension and operator (values as the parser gives them). */
+function randomFilters(next: () => number): StatsFilter[] {
+  return Array.from({ length: 1 + Math.floor(next() * 3) }, () => {
+    const dimension = pick(next, FILTER_DIMENSIONS);
+    const operator = pick(next, ["is", "is_not", "contains", "does_not_contain"] as FilterOperator[]);
+    const contains = operator === "contains" || operator === "does_not_contain";
+    const value = contains
+      ? pick(next, NEEDLES)
+      : pick(next, [...(FILTER_VALUES[dimension.name] ?? []), "nope"]);
+    return { dimension, operator, value };
+  });
 }
 
 /** Batches of random events of RANDOM_SITES over the four days, some of one event. */
@@ -327,6 +372,39 @@ for (const engine of EVENT_STORES) {
       assert.deepEqual(pairs(await search("event", "purchase:49.99")), [["Purchase:49.99:USD", 2]]);
     });
 
+    it("counts only the events every filter holds for, as computed by hand", async () => {
+      for (const { stat, filters, rows } of FILTERED) {
+        const parsed = parseFilters(filters);
+        if ("problem" in parsed) assert.fail(`${filters}: ${parsed.problem}`);
+        const page = await store.queryStat(query(FIXTURE_SITE, stat, { filters: parsed.filters }));
+        assert.deepEqual(pairs(page), rows, `${stat} filtered by ${filters}`);
+        assert.equal(page.total, rows.length, `${stat} filtered by ${filters}: total`);
+      }
+    });
+
+    it("counts under random filters what the catalog and the filters' definitions count", async () => {
+      const next = random(41);
+      const filterSets = Array.from({ length: 16 }, () => randomFilters(next));
+      for (const websiteId of RANDOM_SITES) {
+        const ask = (ask: (q: StatsQuery) => Promise<StatsPage> | StatsPage) =>
+          answers(
+            ask,
+            websiteId,
+            [
+              ["2026-06-01", "2026-06-30"],
+              [day(1), day(2)],
+            ],
+            [EVERY_ROW],
+            filterSets,
+          );
+        assert.deepEqual(
+          await ask((q) => store.queryStat(q)),
+          await ask((q) => referenceStat(stored, q)),
+          `website ${websiteId}`,
+        );
+      }
+    });
+
     it("gives `limit` rows from `offset`, and the number of matching values over all pages", async () => {
       const seen: [string, number][] = [];
       for (let offset = 0; offset < 30; offset += 10) {
@@ -388,6 +466,25 @@ for (const engine of EVENT_STORES) {
           expected,
           `search ${JSON.stringify(value)}`,
         );
+        // The same strings as filter values: equal to exactly one, contained in those above.
+        const filtered = async (filter: StatsFilter) =>
+          (await store.queryStat({ ...hostileQuery("page", null), filters: [filter] })).rows.map(
+            (row) => row.value,
+          );
+        const onReferrer = FILTER_DIMENSIONS.find((dimension) => dimension.name === "referrer");
+        assert.ok(onReferrer);
+        assert.deepEqual(
+          await filtered({ dimension: onReferrer, operator: "is", value }),
+          [value],
+          `== ${JSON.stringify(value)}`,
+        );
+        if (needle !== "") {
+          assert.deepEqual(
+            (await filtered({ dimension: onReferrer, operator: "contains", value: needle })).sort(),
+            expected,
+            `~ ${JSON.stringify(value)}`,
+          );
+        }
       }
     });
 

@@ -11,6 +11,7 @@ import { STAT_ALIASES, STATS } from "../src/stats/catalog.js";
 import {
   asImport,
   EXPECTED,
+  FILTERED,
   FIXTURE_DOMAIN,
   FIXTURE_HITS,
   FIXTURE_RANGE,
@@ -149,6 +150,26 @@ describe("statistics of the fixture through the API", () => {
     assert.deepEqual(await q(`name=referrer&${range}&search=google&search_by=value`), [["google.com", 2]]);
   });
 
+  it("counts only the events the filters select, on either road in", async () => {
+    for (const [t, key, id] of [
+      [viaImport, importKey, importId],
+      [viaTracker, trackerKey, trackerId],
+    ] as const) {
+      for (const { stat, filters, rows } of FILTERED) {
+        const query = `name=${stat}&${range}&per_page=100&filters=${encodeURIComponent(filters)}`;
+        assert.deepEqual(await statRows(t, key, id, query), rows, `${stat} filtered by ${filters}`);
+      }
+    }
+    // The page links keep the filters.
+    const response = await viaImport.call(importKey, {
+      url: `/api/v1/stats/${importId}?name=page&${range}&filters=${encodeURIComponent("referrer==;page~/")}`,
+    });
+    assert.equal(
+      response.json().first_page_url,
+      `http://localhost:80/api/v1/stats/${importId}?name=page&${range}&filters=referrer%3D%3D%3Bpage%7E%2F&page=1`,
+    );
+  });
+
   it("pages with the flat paginator shape and integer counts", async () => {
     const response = await viaImport.call(importKey, {
       url: `/api/v1/stats/${importId}?name=os&${range}&per_page=10&page=1`,
@@ -238,6 +259,27 @@ describe("statistics errors", () => {
       assert.equal(response.code, 422, bad);
     }
     assert.equal((await status(`/api/v1/stats/${id}?name=page&from=2024-02-29&to=2024-02-29`)).code, 200);
+  });
+
+  it("names a filter it cannot read, and what is allowed", async () => {
+    const cases: [string, string][] = [
+      ["bogus==1", 'The filter "bogus==1" must begin with one of page, landing_page, referrer'],
+      ["page=/a", 'The filter "page=/a" must have ==, !=, ~ or !~ after page.'],
+      ["page~", 'The filter "page~" must say what the page contains.'],
+      ["page==/a\\x", 'The filter "page==/a\\\\x" has a \\ not followed by ; or \\'],
+      [";", "The filters must hold at least one condition."],
+    ];
+    for (const [filters, message] of cases) {
+      const { code, body } = await status(
+        `/api/v1/stats/${id}?name=page&${range}&filters=${encodeURIComponent(filters)}`,
+      );
+      assert.equal(code, 422, filters);
+      assert.deepEqual(Object.keys(body.message), ["filters"], filters);
+      assert.ok(body.message.filters[0].startsWith(message), `${filters}: ${body.message.filters[0]}`);
+    }
+    const long = await status(`/api/v1/stats/${id}?name=page&${range}&filters=page==${"x".repeat(8200)}`);
+    assert.equal(long.code, 422);
+    assert.deepEqual(Object.keys(long.body.message), ["filters"]);
   });
 
   it("refuses a range that ends before it starts", async () => {

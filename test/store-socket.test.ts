@@ -84,6 +84,7 @@ describe("the embedded store's control socket", () => {
         stat,
         from: "2026-04-01",
         to: "2026-04-03",
+        filters: [],
         search: null,
         sortBy: "count" as const,
         sort: "desc" as const,

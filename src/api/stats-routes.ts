@@ -1,10 +1,11 @@
-// GET /api/v1/stats/{id}: one statistic of one website over a range of UTC days, in the
-// original product's flat paginator shape.
+// GET /api/v1/stats/{id}: one statistic of one website over a range of UTC days, of all its
+// events or those the filters select, in the original product's flat paginator shape.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { STAT_NAMES, STATS } from "../stats/catalog.js";
+import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 import type { StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
@@ -17,6 +18,16 @@ const StatsQueryString = Type.Object({
   }),
   from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
   to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
+  filters: Type.Optional(
+    Type.String({
+      maxLength: 8192,
+      description: `Count only the events every condition holds for: ${FILTER_SYNTAX}. Dimensions: ${FILTER_DIMENSIONS.map(
+        (dimension) => `\`${dimension.name}\` ${dimension.description}`,
+      ).join(
+        ", ",
+      )}. Values are written as the statistics list them (\`country==US:United States\`); \`==\` compares exactly, \`~\` ignores case. Only visits have a landing page and only custom events a name; \`!=\` and \`!~\` hold wherever \`==\` and \`~\` do not. For a unique-visitor statistic: the visitors with a matching event that day. Example: \`page==/pricing;country!=US:United States\`.`,
+    }),
+  ),
   search: Type.Optional(
     Type.String({ maxLength: 255, description: "Case-insensitive substring of the value." }),
   ),
@@ -77,6 +88,7 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         name: query.name,
         from: query.from,
         to: query.to,
+        filters: query.filters,
         search: query.search,
         sortBy: query.sort_by ?? "count",
         sort: query.sort ?? "desc",

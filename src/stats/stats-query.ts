@@ -1,7 +1,9 @@
 // One statistics request, validated and engine-neutral: which statistic of which website
-// over which UTC days, filtered, sorted and paged. Event stores compile it for their engine.
+// over which UTC days, counting which events, searched, sorted and paged. Event stores
+// compile it for their engine.
 
 import type { StatDefinition } from "./catalog.js";
+import type { StatsFilter } from "./stats-filter.js";
 
 export interface StatsQuery {
   websiteId: number;
@@ -9,6 +11,8 @@ export interface StatsQuery {
   /** First and last UTC day, inclusive, YYYY-MM-DD. */
   from: string;
   to: string;
+  /** The events counted are those every filter holds for (stats-filter.ts); none: all. */
+  filters: readonly StatsFilter[];
   /** Lowercase needle matched literally anywhere in the value, or null. */
   search: string | null;
   sortBy: "count" | "value";

@@ -1,15 +1,18 @@
 // Reading a statistic of one of the caller's websites: checks the range and ownership,
-// builds the StatsQuery and lets the event store answer it from its aggregates.
+// reads the filters, builds the StatsQuery and lets the event store answer it.
 
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { EventStore, WebsiteRepository } from "../storage/ports.js";
 import { statByName } from "./catalog.js";
+import { parseFilters, type StatsFilter } from "./stats-filter.js";
 import type { StatsPage } from "./stats-query.js";
 
 export interface StatsRequest {
   name: string;
   from: string;
   to: string;
+  /** The `filters` parameter as given (stats-filter.ts), or undefined for none. */
+  filters?: string | undefined;
   search?: string | undefined;
   sortBy: "count" | "value";
   sort: "asc" | "desc";
@@ -29,12 +32,19 @@ export class StatsService {
     if (request.from > request.to) {
       throw ValidationError.single("to", "The to must be a date after or equal to from.");
     }
+    let filters: StatsFilter[] = [];
+    if (request.filters !== undefined) {
+      const parsed = parseFilters(request.filters);
+      if ("problem" in parsed) throw ValidationError.single("filters", parsed.problem);
+      filters = parsed.filters;
+    }
     if (!(await this.websites.find(userId, websiteId))) throw new NotFoundError();
     return this.events.queryStat({
       websiteId,
       stat,
       from: request.from,
       to: request.to,
+      filters,
       search: request.search?.trim().toLowerCase() || null,
       sortBy: request.sortBy,
       sort: request.sort,

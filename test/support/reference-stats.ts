@@ -3,6 +3,7 @@
 // a run with one engine still checks it against something it does not share.
 
 import type { StatDefinition } from "../../src/stats/catalog.js";
+import type { StatsFilter } from "../../src/stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../src/stats/stats-query.js";
 import type { StoredEvent } from "../../src/storage/ports.js";
 
@@ -15,6 +16,7 @@ export function referenceStat(events: readonly StoredEvent[], query: StatsQuery)
     const day = event.ts.toISOString().slice(0, 10);
     if (event.websiteId !== query.websiteId || day < query.from || day > query.to) continue;
     if (!counts(stat, event)) continue;
+    if (!query.filters.every((filter) => holds(filter, event))) continue;
     const value = statValue(stat, event, day);
     if (stat.omitsEmptyValue && value === "") continue;
     if (query.search !== null && !value.toLowerCase().includes(query.search)) continue;
@@ -51,4 +53,19 @@ function statValue(stat: StatDefinition, event: StoredEvent, day: string): strin
   if (stat.dimension === "day") return day;
   if (stat.dimension === "hour") return event.ts.toISOString().slice(11, 13);
   return event[stat.dimension];
+}
+
+/**
+ * The filter's words (stats-filter.ts): an event's value on the dimension (only visits have
+ * a landing page, only custom events a name), equal to or containing the value, negated.
+ */
+function holds(filter: StatsFilter, event: StoredEvent): boolean {
+  const { dimension, operator, value } = filter;
+  let own: string | null = event[dimension.column];
+  if (dimension.of === "visits" && !(event.kind === "pageview" && event.isVisit)) own = null;
+  if (dimension.of === "events") own = event.kind === "event" ? (event.event.split(":")[0] ?? "") : null;
+  const positive =
+    own !== null &&
+    (operator === "is" || operator === "is_not" ? own === value : own.toLowerCase().includes(value));
+  return operator === "is_not" || operator === "does_not_contain" ? !positive : positive;
 }

@@ -19,7 +19,14 @@ export async function answers(store: EventStore, websiteId: number, from = "2026
   const result: Record<string, unknown> = {};
   for (const stat of STATS) {
     for (const [i, variant] of VARIANTS.entries()) {
-      result[`${stat.name}/${i}`] = await store.queryStat({ websiteId, stat, from, to, ...variant });
+      result[`${stat.name}/${i}`] = await store.queryStat({
+        websiteId,
+        stat,
+        from,
+        to,
+        filters: [],
+        ...variant,
+      });
     }
   }
   return result;

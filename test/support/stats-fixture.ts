@@ -177,6 +177,119 @@ export const EXPECTED: Record<string, Rows> = {
   ],
 };
 
+/**
+ * Statistics of the fixture with filters (the `filters` parameter's syntax) over
+ * FIXTURE_RANGE, computed by hand: a filter keeps the events whose own value matches, and a
+ * statistic counts what it always counts among them (visits are pageviews beginning one).
+ */
+export const FILTERED: { stat: string; filters: string; rows: Rows }[] = [
+  // The visits landing on /pricing: only A's on day 2.
+  { stat: "referrer", filters: "page==/pricing", rows: [["news.ycombinator.com", 1]] },
+  // Pageviews of /pricing: A on days 1 and 2, B on day 1 (B's Signup is not a pageview).
+  {
+    stat: "browser",
+    filters: "page==/pricing",
+    rows: [
+      ["Chrome", 2],
+      ["Safari", 1],
+    ],
+  },
+  {
+    stat: "pageviews",
+    filters: "page==/pricing",
+    rows: [
+      ["2026-04-01", 2],
+      ["2026-04-02", 1],
+    ],
+  },
+  // Everyone but B (United States).
+  {
+    stat: "page",
+    filters: "country!=US:United States",
+    rows: [
+      ["/?utm_campaign=spring", 2],
+      ["/pricing", 2],
+    ],
+  },
+  // Contains ignores case; two visits came from Google.
+  { stat: "page", filters: "referrer~GOOGLE", rows: [["/?utm_campaign=spring", 2]] },
+  // Pageviews whose page does not contain "pricing": A and B on day 1, C on day 2, B on day 3.
+  {
+    stat: "visitors",
+    filters: "page!~pricing",
+    rows: [
+      ["2026-04-01", 2],
+      ["2026-04-02", 1],
+      ["2026-04-03", 1],
+    ],
+  },
+  // Both must hold.
+  { stat: "pageviews", filters: "browser==Safari;page==/pricing", rows: [["2026-04-01", 1]] },
+  // Two on one dimension: pages containing "p" other than /pricing.
+  {
+    stat: "page",
+    filters: "page~p;page!=/pricing",
+    rows: [
+      ["/?utm_campaign=spring", 2],
+      ["/blog/post?id=3", 2],
+    ],
+  },
+  // Only visits have a landing page; every other event holds for !=.
+  { stat: "page", filters: "landing_page==/pricing", rows: [["/pricing", 1]] },
+  {
+    stat: "landing_page",
+    filters: "landing_page!=/pricing",
+    rows: [
+      ["/?utm_campaign=spring", 2],
+      ["/blog/post?id=3", 2],
+    ],
+  },
+  {
+    stat: "page",
+    filters: "landing_page!=/pricing",
+    rows: [
+      ["/?utm_campaign=spring", 2],
+      ["/blog/post?id=3", 2],
+      ["/pricing", 2],
+    ],
+  },
+  // Only custom events have a name (the part before the first colon).
+  { stat: "event", filters: "event==Purchase", rows: [["Purchase:49.99:USD", 2]] },
+  { stat: "event", filters: "event!=Purchase", rows: [["Signup::", 1]] },
+  { stat: "event", filters: "event~sign", rows: [["Signup::", 1]] },
+  { stat: "page", filters: "event==Purchase", rows: [] },
+  // Direct: an empty referrer (internal ones are stored empty too).
+  {
+    stat: "page",
+    filters: "referrer==",
+    rows: [
+      ["/blog/post?id=3", 2],
+      ["/pricing", 2],
+    ],
+  },
+  {
+    stat: "browser",
+    filters: "campaign==spring",
+    rows: [
+      ["Chrome", 1],
+      ["Firefox", 1],
+    ],
+  },
+  {
+    stat: "visitors",
+    filters: "city==GB:London",
+    rows: [
+      ["2026-04-01", 1],
+      ["2026-04-02", 1],
+    ],
+  },
+  { stat: "country", filters: "continent~america", rows: [["US:United States", 2]] },
+  { stat: "os", filters: "device==mobile;language==fr;resolution==390x844", rows: [["iOS", 2]] },
+  // Nothing matches.
+  { stat: "page", filters: "page==/nowhere", rows: [] },
+  { stat: "visitors", filters: "browser==Chrome;browser==Safari", rows: [] },
+];
+
 /** The same hits as the events API takes them. */
 export function asImport(websiteId: number) {
   return FIXTURE_HITS.map((hit) => ({

@@ -22,6 +22,7 @@ import { type Sql, sql, sqlIdentifier, sqlJoin, tsvValue } from "./sql-escape.js
 import {
   compileRowStat,
   type DayPlan,
+  filteredCountsSql,
   type NodeCounts,
   pageOfCounts,
   visitorCountsSql,
@@ -97,6 +98,12 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
+    if (query.filters.length > 0) {
+      const counts = await this.nodes.onEachNode((node) =>
+        node.query<NodeCounts>(filteredCountsSql(query, this.db)),
+      );
+      return pageOfCounts(counts.flat(), query);
+    }
     if (query.stat.measure === "visitors") {
       // Each node plans its days, then counts with that plan: folds are only ever added (a
       // replaced one is deleted 10 minutes later), so the plan still holds, with no lock.

@@ -3,10 +3,19 @@
 // has no window functions, so that is a second query). Unique visitors (distinct visitors
 // per day, summed over the days): on each node, each day from its current fold or, while
 // it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
+// A filtered query counts from each node's raw events (the aggregates count all events).
 
+import { isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
-import { COUNT_VISITORS, FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY, statSelect } from "./aggregate-sql.js";
-import { type Sql, sql, sqlJoin } from "./sql-escape.js";
+import {
+  COUNT_ROWS,
+  COUNT_VISITORS,
+  FOLD_MARKER,
+  onDays,
+  PAGEVIEWS_PER_DAY,
+  statSelect,
+} from "./aggregate-sql.js";
+import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
 export interface DayPlan {
@@ -83,6 +92,49 @@ export function visitorCountsSql(query: StatsQuery, db: Sql, plan: readonly DayP
   // One row of two arrays: parsed at once, about 5x faster than a row a value (8,500 cities).
   return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
       SELECT value, sum(visitors) AS n FROM (${sqlJoin(parts, " UNION ALL ")}) GROUP BY value
+    )`;
+}
+
+/** A filter as a condition on the events (stats-filter.ts); the value enters through `sql`. */
+function filterSql(filter: StatsFilter): Sql {
+  const { dimension, operator, value } = filter;
+  const column = sqlIdentifier(dimension.column); // a column of the events table, named by the filters only
+  // A custom event's name is what comes before the first colon of name:value:unit.
+  const text = dimension.of === "events" ? sql`splitByChar(':', ${column})[1]` : column;
+  let held =
+    operator === "is" || operator === "is_not"
+      ? sql`${text} = ${value}`
+      : sql`position(lowerUTF8(${text}), ${value}) > 0`;
+  if (dimension.of === "visits") held = sql`(kind = 0 AND is_visit = 1 AND ${held})`;
+  if (dimension.of === "events") held = sql`(kind = 1 AND ${held})`;
+  return isNegated(operator) ? sql`NOT (${held})` : held;
+}
+
+/**
+ * On one node: the statistic's counts per value over the range, from the raw events every
+ * filter holds for (events are sharded by visitor, so each node's distinct visitors are its
+ * own and the nodes' counts add up), as visitorCountsSql answers them.
+ */
+export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
+  const [first, last] = [
+    Date.parse(`${query.from}T00:00:00Z`) / 1000,
+    Date.parse(`${query.to}T00:00:00Z`) / 1000,
+  ];
+  const where = sqlJoin(
+    [
+      inRange(query),
+      // The primary key's range of ts, so only the window's granules are read.
+      sql`ts >= toDateTime(${first}) AND ts < toDateTime(${last + 86_400})`,
+      ...query.filters.map(filterSql),
+    ],
+    " AND ",
+  );
+  const [counted, n] =
+    query.stat.measure === "rows" ? [COUNT_ROWS, sql`hits`] : [COUNT_VISITORS, sql`visitors`];
+  const raw = statSelect([query.stat], counted, sql`${db}.events_local`, where);
+  const matching = sqlJoin([sql`1`, ...valueConditions(query)], " AND ");
+  return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
+      SELECT value, sum(${n}) AS n FROM (${raw}) WHERE ${matching} GROUP BY value
     )`;
 }
 

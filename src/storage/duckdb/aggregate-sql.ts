@@ -3,6 +3,7 @@
 // and a query summing the folded days with the open ones counted from their raw events.
 
 import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
+import { isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
@@ -68,50 +69,94 @@ export function foldSql(stat: StatDefinition): string[] {
 }
 
 /**
- * One website's statistic, with the parameters cast to the columns' types: otherwise
- * DuckDB casts the column for every row (UTINYINT to INTEGER) and cannot skip by min/max.
+ * Values and counts (`value`, `n`) of an unfiltered query: the folded days' sums from
+ * daily_stats, and the open days counted from their raw events.
  */
-const OF_STAT = "website_id = CAST($1 AS INTEGER) AND stat = CAST($2 AS UTINYINT)";
+function foldedAndOpenSql(
+  query: StatsQuery,
+  openDays: readonly string[],
+  bind: (value: string | number) => string,
+): string {
+  // The parameters cast to the columns' types: otherwise DuckDB casts the column for every
+  // row (UTINYINT to INTEGER) and cannot skip by min/max.
+  const ofStat = `website_id = CAST($1 AS INTEGER) AND stat = CAST(${bind(query.stat.id)} AS UTINYINT)`;
+  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  const folded = `SELECT value_id, sum(count) AS n FROM daily_stats
+    WHERE ${ofStat} AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)${open.length > 0 ? ` AND day NOT IN (${open.join(", ")})` : ""}
+    GROUP BY value_id`;
+  // Summed by number first (cheaper than by string), then named: only the values counted.
+  const counted = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
+  if (open.length === 0) return counted;
+  const first = open[0] as string;
+  const afterLast = `${open[open.length - 1]} + INTERVAL 1 DAY`;
+  const live = namedSql(
+    statCountsSql(
+      query.stat,
+      `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${first} AND e.ts < ${afterLast} AND CAST(e.ts AS DATE) IN (${open.join(", ")})`,
+    ),
+  );
+  return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
+      SELECT * FROM ${counted} UNION ALL SELECT value, count AS n FROM ${live}
+    ) GROUP BY value)`;
+}
+
+/**
+ * A filter as a condition on the events `e` (stats-filter.ts), its value bound through
+ * `bind`. A text value is compared once per value in text_values (or per place in
+ * place_names), and the events are kept by their numbers.
+ */
+function filterSql(filter: StatsFilter, bind: (value: string) => string): string {
+  const { dimension, operator } = filter;
+  const value = bind(filter.value);
+  const holds = (text: string) =>
+    operator === "is" || operator === "is_not"
+      ? `${text} = ${value}`
+      : `strpos(lower(${text}), ${value}) > 0`;
+  const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension.column);
+  let held: string;
+  if (field < 0) {
+    // An event whose place has no names (none, or an unknown code) has "" for each.
+    const unnamed = (operator === "is" || operator === "is_not") && filter.value === "";
+    held = `(e.place IN (SELECT id FROM place_names WHERE ${holds(`coalesce(${dimension.column}, '')`)})${
+      unnamed ? " OR e.place NOT IN (SELECT id FROM place_names)" : ""
+    })`;
+  } else {
+    const text = dimension.of === "events" ? "split_part(value, ':', 1)" : "value";
+    held = `e.${dimension.column} IN (SELECT id FROM text_values WHERE field = ${field} AND ${holds(text)})`;
+  }
+  if (dimension.of === "visits") held = `(e.kind = 0 AND e.is_visit AND ${held})`;
+  if (dimension.of === "events") held = `(e.kind = 1 AND ${held})`;
+  return isNegated(operator) ? `NOT ${held}` : held;
+}
 
 /**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
  * in every row), and the number alone, for a page past the end. `openDays` are the days of
  * the window not folded yet (YYYY-MM-DD, ascending): their rows in daily_stats, if any, are
- * out of date, so they are counted from the raw events instead.
+ * out of date, so they are counted from the raw events instead. A filtered query counts
+ * every day from the raw events: the folds count all events.
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const params: (string | number)[] = [query.websiteId, query.stat.id, query.from, query.to];
-  const open = openDays.map((day) => {
-    params.push(day);
-    return `CAST($${params.length} AS DATE)`;
-  });
-  const folded = `SELECT value_id, sum(count) AS n FROM daily_stats
-    WHERE ${OF_STAT} AND day BETWEEN CAST($3 AS DATE) AND CAST($4 AS DATE)${open.length > 0 ? ` AND day NOT IN (${open.join(", ")})` : ""}
-    GROUP BY value_id`;
-  // Summed by number first (cheaper than by string), then named: only the values counted.
-  let counted = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
-  if (open.length > 0) {
-    const first = open[0] as string;
-    const afterLast = `${open[open.length - 1]} + INTERVAL 1 DAY`;
-    const live = namedSql(
-      statCountsSql(
-        query.stat,
-        `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${first} AND e.ts < ${afterLast} AND CAST(e.ts AS DATE) IN (${open.join(", ")})`,
-      ),
-    );
-    counted = `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
-        SELECT * FROM ${counted} UNION ALL SELECT value, count AS n FROM ${live}
-      ) GROUP BY value)`;
-  }
+  const params: (string | number)[] = [query.websiteId, query.from, query.to];
+  const bind = (value: string | number) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  let counted: string;
+  if (query.filters.length > 0) {
+    const window =
+      "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS DATE) AND e.ts < CAST($3 AS DATE) + INTERVAL 1 DAY";
+    const conditions = [window, ...query.filters.map((filter) => filterSql(filter, bind))];
+    counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
+      statCountsSql(query.stat, conditions.join(" AND ")),
+    )} GROUP BY value)`;
+  } else counted = foldedAndOpenSql(query, openDays, bind);
   const conditions = ["c.n > 0"];
   if (query.stat.omitsEmptyValue) conditions.push("c.value <> ''");
-  if (query.search) {
-    params.push(query.search);
-    conditions.push(`strpos(lower(c.value), $${params.length}) > 0`);
-  }
+  if (query.search) conditions.push(`strpos(lower(c.value), ${bind(query.search)}) > 0`);
   const matching = `${counted} AS c WHERE ${conditions.join(" AND ")}`;
   const order = query.sortBy === "count" ? "c.n" : "c.value";
   const direction = query.sort === "asc" ? "ASC" : "DESC";

@@ -271,12 +271,16 @@ export class DuckDbEventStore implements EventStore {
   private async readStat(query: StatsQuery): Promise<StatsPage> {
     // Read first: a fold committed in between only moves a day from the events to
     // daily_stats, which this query then still counts from the events, to the same sums.
-    const open = await this.reader.runAndReadAll(
-      `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
-       WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
-      [query.websiteId, query.from, query.to],
-    );
-    const openDays = open.getRowObjects().map((row) => String(row.day));
+    // A filtered query counts every day from its events (statQuerySql).
+    const open =
+      query.filters.length > 0
+        ? null
+        : await this.reader.runAndReadAll(
+            `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
+             WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
+            [query.websiteId, query.from, query.to],
+          );
+    const openDays = open?.getRowObjects().map((row) => String(row.day)) ?? [];
     const { page, total } = statQuerySql(query, openDays);
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
