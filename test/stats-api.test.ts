@@ -170,6 +170,60 @@ describe("statistics of the fixture through the API", () => {
     );
   });
 
+  it("gives every row as CSV with format=csv, quoted, and formulas written as text", async () => {
+    const csv = async (t: TestApp, key: string, url: string) => {
+      const response = await t.call(key, { url });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.headers["content-type"], "text/csv; charset=utf-8");
+      return { body: response.body, disposition: response.headers["content-disposition"] };
+    };
+    const page = await csv(
+      viaImport,
+      importKey,
+      `/api/v1/stats/${importId}?name=page&${range}&format=csv&per_page=10&page=2`,
+    );
+    assert.equal(page.body, "value,count\r\n/pricing,3\r\n/?utm_campaign=spring,2\r\n/blog/post?id=3,2\r\n");
+    assert.equal(
+      page.disposition,
+      `attachment; filename="stats-${importId}-page-${FIXTURE_RANGE.from}-${FIXTURE_RANGE.to}.csv"`,
+    );
+    const filtered = await csv(
+      viaImport,
+      importKey,
+      `/api/v1/stats/${importId}?name=browser&${range}&format=csv&filters=${encodeURIComponent("page==/pricing")}`,
+    );
+    assert.equal(filtered.body, "value,count\r\nChrome,2\r\nSafari,1\r\n");
+
+    // Anyone can name an event: commas, quotes and a formula stay text in a spreadsheet.
+    const other = await viaImport.call(importKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "csv.example" },
+    });
+    const otherId = other.json().data.id;
+    const sent = await viaImport.call(importKey, {
+      method: "POST",
+      url: "/api/v1/events",
+      json: {
+        events: ['=SUM(1,2) "x"', "-1", "plain"].map((name) => ({
+          website_id: otherId,
+          ts: "2026-04-02T10:00:00Z",
+          page: "https://csv.example/",
+          ip: "81.2.69.142",
+          user_agent: FIXTURE_HITS[0]?.userAgent,
+          event: { name },
+        })),
+      },
+    });
+    assert.equal(sent.statusCode, 202, sent.body);
+    const events = await csv(
+      viaImport,
+      importKey,
+      `/api/v1/stats/${otherId}?name=event&${range}&format=csv&sort_by=value&sort=asc`,
+    );
+    assert.equal(events.body, 'value,count\r\n\'-1::,1\r\n"\'=SUM(1,2) ""x""::",1\r\nplain::,1\r\n');
+  });
+
   it("pages with the flat paginator shape and integer counts", async () => {
     const response = await viaImport.call(importKey, {
       url: `/api/v1/stats/${importId}?name=os&${range}&per_page=10&page=1`,

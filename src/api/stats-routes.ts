@@ -1,15 +1,17 @@
 // GET /api/v1/stats/{id}: one statistic of one website over a range of UTC days, of all its
-// events or those the filters select, in the original product's flat paginator shape.
+// events or those the filters select, in the original product's flat paginator shape or as
+// CSV (every row).
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { STAT_NAMES, STATS } from "../stats/catalog.js";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
-import type { StatsService } from "../stats/stats-service.js";
+import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
+import { CSV_CONTENT_TYPE, statsCsv } from "./stats-csv.js";
 import { parseId } from "./website-routes.js";
 
 const StatsQueryString = Type.Object({
@@ -38,6 +40,13 @@ const StatsQueryString = Type.Object({
   sort: Type.Optional(stringEnum(["desc", "asc"], { default: "desc" })),
   per_page: PerPageParam,
   page: PageParam,
+  format: Type.Optional(
+    stringEnum(["json", "csv"], {
+      default: "json",
+      description:
+        "`csv`: every row (per_page and page do not apply) as text/csv with a `value,count` header, for spreadsheets; a value beginning with =, +, -, @, a tab or a carriage return gets a leading ' so no spreadsheet runs it as a formula.",
+    }),
+  ),
 });
 
 const Nullable = (type: ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>) =>
@@ -77,14 +86,26 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         summary: "Read a statistic of a website",
         params: Type.Object({ id: Type.String({ description: "The website id." }) }),
         querystring: StatsQueryString,
-        response: { 200: StatsPageBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
+        response: {
+          200: {
+            description: "One page of the statistic, or with format=csv every row as CSV.",
+            content: {
+              "application/json": { schema: StatsPageBody },
+              "text/csv": { schema: Type.String({ description: "value,count then a line per value." }) },
+            },
+          },
+          422: ValidationErrorBody,
+          ...COMMON_ERRORS,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
-      const perPage = query.per_page ?? 10;
-      const page = query.page ?? 1;
-      const result = await options.stats.read(currentUser(request).id, parseId(request.params.id), {
+      const csv = query.format === "csv";
+      const perPage = csv ? ALL_ROWS : (query.per_page ?? 10);
+      const page = csv ? 1 : (query.page ?? 1);
+      const websiteId = parseId(request.params.id);
+      const result = await options.stats.read(currentUser(request).id, websiteId, {
         name: query.name,
         from: query.from,
         to: query.to,
@@ -95,6 +116,14 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         perPage,
         page,
       });
+      if (csv) {
+        // Every part of the name was validated: an id, a catalog name, two dates.
+        const file = `stats-${websiteId}-${query.name}-${query.from}-${query.to}.csv`;
+        return reply
+          .header("content-type", CSV_CONTENT_TYPE)
+          .header("content-disposition", `attachment; filename="${file}"`)
+          .send(statsCsv(result.rows));
+      }
       const window = pageWindow(result.total, page, perPage, result.rows.length);
       const urls = new PageUrls(request, options.publicUrl);
       return {

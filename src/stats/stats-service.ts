@@ -7,6 +7,9 @@ import { statByName } from "./catalog.js";
 import { parseFilters, type StatsFilter } from "./stats-filter.js";
 import type { StatsPage } from "./stats-query.js";
 
+/** A page size that holds every row of any statistic (the CSV export asks for all of them). */
+export const ALL_ROWS = 2 ** 31 - 1;
+
 export interface StatsRequest {
   name: string;
   from: string;
