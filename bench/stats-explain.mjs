@@ -4,13 +4,15 @@
 // raw events), and the time of the
 // store's own `queryStat` in-process (no HTTP), median of `--runs`. With
 // `--explain NAME[,NAME]`, DuckDB's EXPLAIN ANALYZE of the store's own SQL for those
-// statistics.
+// statistics; with `--filters F` (the API's syntax), the same for the filtered statistics.
+// Then the store's realtime query at the minute of the website's last pageview (the
+// visitors of the 5 minutes before it, its 30 minutes' pageviews), median of `--runs`.
 //
 // Run it while no server uses the data directory; pin it like the server
 // (`taskset -c 1 node bench/stats-explain.mjs ...`) to time it on one core.
 //
 //   node bench/stats-explain.mjs --data-dir DIR --website-id 1 --from 2026-10-20 --to 2026-11-18 \
-//     [--runs 5] [--explain city,page]
+//     [--runs 5] [--explain city,page] [--filters "country==US:United States"]
 
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -28,6 +30,7 @@ const { values: options } = parseArgs({
     to: { type: "string" },
     runs: { type: "string", default: "5" },
     explain: { type: "string", default: "" },
+    filters: { type: "string" },
   },
 });
 if (
@@ -45,6 +48,12 @@ const runs = Number(options.runs);
 const { STATS } = await load("stats/catalog.js");
 const { statQuerySql } = await load("storage/duckdb/aggregate-sql.js");
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
+const { parseFilters } = await load("stats/stats-filter.js");
+const parsedFilters = options.filters === undefined ? { filters: [] } : parseFilters(options.filters);
+if ("problem" in parsedFilters) {
+  console.error(parsedFilters.problem);
+  process.exit(2);
+}
 
 const median = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
@@ -59,6 +68,7 @@ const baseQuery = {
   websiteId,
   from: options.from,
   to: options.to,
+  filters: parsedFilters.filters,
   search: null,
   sortBy: "count",
   sort: "desc",
@@ -93,6 +103,8 @@ const connection = await instance.connect();
 const rows = async (sql, params) => (await connection.runAndReadAll(sql, params)).getRowObjects();
 const report = { from: options.from, to: options.to, stats: [], explain: {} };
 let openDays = [];
+/** The instant (ms) of the website's last pageview, for the realtime query. */
+let lastPageview = null;
 try {
   const tables = await rows(
     ["daily_stats", "event_days", "events"]
@@ -106,6 +118,11 @@ try {
     [websiteId, options.from, options.to],
   );
   openDays = open.map((row) => String(row.day));
+  const [last] = await rows(
+    "SELECT CAST(epoch(max(ts)) AS BIGINT) AS seconds FROM events WHERE website_id = $1 AND kind = 0",
+    [websiteId],
+  );
+  if (last?.seconds !== null && last?.seconds !== undefined) lastPageview = Number(last.seconds) * 1000;
   for (const stat of STATS) {
     const [read] = await rows(
       `SELECT count(*) AS n, count(DISTINCT value_id) AS vals FROM daily_stats
@@ -131,6 +148,35 @@ try {
   instance.closeSync();
 }
 
+// 3. Realtime at the last pageview's minute, in-process.
+if (lastPageview !== null) {
+  const minute = Math.floor(lastPageview / 60_000) * 60_000;
+  const query = {
+    websiteId,
+    visitorsFrom: lastPageview - 300_000,
+    minutesFrom: minute - 29 * 60_000,
+    until: lastPageview,
+  };
+  const opened = await DuckDbEventStore.open(options["data-dir"], { upkeep: false });
+  try {
+    let counts = await opened.queryRealtime(query); // warm-up
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const began = performance.now();
+      counts = await opened.queryRealtime(query);
+      times.push(performance.now() - began);
+    }
+    report.realtime = {
+      at: new Date(lastPageview).toISOString(),
+      storeQueryMs: round2(median(times)),
+      visitors: counts.visitors,
+      pageviews: counts.minutes.reduce((sum, entry) => sum + entry.pageviews, 0),
+    };
+  } finally {
+    await opened.close();
+  }
+}
+
 console.log(
   [
     `aggregate rows: ${Object.entries(report.tableRows)
@@ -141,6 +187,9 @@ console.log(
       (stat) =>
         `${stat.name.padEnd(16)} ${String(stat.storeQueryMs).padStart(8)}  ${String(stat.rows).padStart(9)}  ${String(stat.values).padStart(6)}`,
     ),
+    report.realtime
+      ? `realtime at ${report.realtime.at}: ${report.realtime.storeQueryMs} ms (${report.realtime.visitors} visitors, ${report.realtime.pageviews} pageviews in 30 minutes)`
+      : "realtime: no pageviews",
     ...Object.entries(report.explain).map(([name, plan]) => `\nEXPLAIN ANALYZE (${name}):\n${plan}`),
   ].join("\n"),
 );

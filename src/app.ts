@@ -125,6 +125,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     websites: container.websites,
     importer: container.importer,
     stats: container.stats,
+    realtime: container.realtime,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

@@ -27,6 +27,7 @@ import { ReportScheduler } from "./reports/report-scheduler.js";
 import { createReportSender } from "./reports/report-sender.js";
 import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
+import { RealtimeService } from "./stats/realtime.js";
 import { StatsService } from "./stats/stats-service.js";
 import { openMetadataStore, openServerEventStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
@@ -44,6 +45,7 @@ export interface Container {
   readonly buffer: WriteBuffer<ScreenedHit>;
   readonly importer: EventImporter;
   readonly stats: StatsService;
+  readonly realtime: RealtimeService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
   /** Every password hash and check goes through it, a bounded few at a time. */
@@ -154,6 +156,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     buffer,
     importer: new EventImporter(metadata.websites, visitors, importThreads, eventStore, clock),
     stats: new StatsService(metadata.websites, eventStore),
+    realtime: new RealtimeService(metadata.websites, eventStore, buffer, clock),
     collect: new CollectEndpoint(
       pipeline,
       buffer,

@@ -35,12 +35,13 @@ const DAYS = 4;
 const day = (n: number) => new Date(START + n * 86_400_000).toISOString().slice(0, 10);
 const clock = () => new ManualClock(new Date(START + 3.5 * 86_400_000));
 
-/** The websites of the shared store: the fixture, random traffic, paging, hostile strings, instants. */
+/** The websites of the shared store: the fixture, random traffic, paging, hostile strings, instants, realtime. */
 const FIXTURE_SITE = 1;
 const RANDOM_SITES = [11, 12] as const;
 const PAGING_SITE = 7;
 const HOSTILE_SITE = 9;
 const INSTANT_SITE = 5;
+const REALTIME_SITE = 6;
 
 type Variant = Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">;
 const EVERY_ROW: Variant = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 };
@@ -233,6 +234,31 @@ function instantEvents(): StoredEvent[] {
   ];
 }
 
+/** "Now" for realtime, two and a half minutes into a day. */
+const REALTIME_NOW = Date.parse("2026-06-12T00:02:30Z");
+
+/** Pageviews and an event around REALTIME_NOW: some in its windows, some just outside. */
+function realtimeEvents(): StoredEvent[] {
+  const base = fixtureEvents(REALTIME_SITE)[1] as StoredEvent;
+  const at = (ts: string, visitor: bigint, kind: StoredEvent["kind"] = "pageview") => ({
+    ...base,
+    ts: new Date(ts),
+    visitor,
+    kind,
+  });
+  return [
+    at("2026-06-11T23:32:59Z", 6n), // before the first minute
+    at("2026-06-11T23:33:05Z", 6n), // the first minute; before the last 5 minutes
+    at("2026-06-11T23:57:00Z", 3n),
+    at("2026-06-11T23:58:10Z", 1n), // the last 5 minutes: (day 11, 1)
+    at("2026-06-12T00:01:00Z", 1n), // a new day, a new visitor: (day 12, 1)
+    at("2026-06-12T00:02:00Z", 2n),
+    at("2026-06-12T00:02:10Z", 2n), // (day 12, 2) once
+    at("2026-06-12T00:02:20Z", 4n, "event"), // not a pageview
+    at("2026-06-12T00:02:31Z", 5n), // after now
+  ];
+}
+
 for (const engine of EVENT_STORES) {
   describe(`EventStore contract: ${engine.name}`, { skip: engine.skip }, () => {
     let opened: OpenedStore;
@@ -248,6 +274,7 @@ for (const engine of EVENT_STORES) {
         pagingEvents(),
         HOSTILE.map((value, i) => everywhere(HOSTILE_SITE, value, i)),
         instantEvents(),
+        realtimeEvents(),
         ...randomBatches(7, 5, 300),
       ];
       for (const batch of batches) {
@@ -294,6 +321,35 @@ for (const engine of EVENT_STORES) {
         ["23", 2],
         ["00", 1],
       ]);
+    });
+
+    it("counts the last minutes' pageviews per minute and their visitors per day, for realtime", async () => {
+      const counts = await store.queryRealtime({
+        websiteId: REALTIME_SITE,
+        visitorsFrom: REALTIME_NOW - 5 * 60_000,
+        minutesFrom: Date.parse("2026-06-11T23:33:00Z"),
+        until: REALTIME_NOW,
+      });
+      assert.equal(counts.visitors, 3);
+      assert.deepEqual(
+        counts.minutes
+          .map((entry) => [new Date(entry.minute).toISOString().slice(11, 16), entry.pageviews])
+          .sort(),
+        [
+          ["00:01", 1],
+          ["00:02", 2],
+          ["23:33", 1],
+          ["23:57", 1],
+          ["23:58", 1],
+        ],
+      );
+      const none = await store.queryRealtime({
+        websiteId: 404,
+        visitorsFrom: REALTIME_NOW - 5 * 60_000,
+        minutesFrom: REALTIME_NOW - 30 * 60_000,
+        until: REALTIME_NOW,
+      });
+      assert.deepEqual(none, { visitors: 0, minutes: [] });
     });
 
     it("answers every statistic of the fixture exactly as computed by hand", async () => {

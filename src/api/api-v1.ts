@@ -6,6 +6,7 @@ import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { UserService } from "../accounts/user-service.js";
 import type { EventImporter } from "../ingest/event-importer.js";
+import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
@@ -22,6 +23,7 @@ export interface ApiV1Options {
   websites: WebsiteService;
   importer: EventImporter;
   stats: StatsService;
+  realtime: RealtimeService;
   publicUrl: string | null;
   rateLimitPerMinute: number;
 }
@@ -51,7 +53,11 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
 
   await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
   await scope.register(eventRoutes, { importer: options.importer });
-  await scope.register(statsRoutes, { stats: options.stats, publicUrl: options.publicUrl });
+  await scope.register(statsRoutes, {
+    stats: options.stats,
+    realtime: options.realtime,
+    publicUrl: options.publicUrl,
+  });
   await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });
 
   scope.setNotFoundHandler((request, reply) => {

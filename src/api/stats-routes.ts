@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { STAT_NAMES, STATS } from "../stats/catalog.js";
+import type { RealtimeService } from "../stats/realtime.js";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
@@ -70,8 +71,26 @@ const StatsPageBody = Type.Object({
   status: Type.Literal(200),
 });
 
+const RealtimeBody = Type.Object({
+  data: Type.Object({
+    visitors: Type.Integer({ description: "Unique visitors with a pageview in the last 5 minutes." }),
+    pageviews: Type.Array(
+      Type.Object({
+        minute: Type.String({ description: "The minute's start, ISO-8601 UTC." }),
+        count: Type.Integer(),
+      }),
+      {
+        description:
+          "Pageviews in each of the last 30 minutes, oldest first; the last is the current minute so far.",
+      },
+    ),
+  }),
+  status: Type.Literal(200),
+});
+
 export interface StatsRoutesOptions {
   stats: StatsService;
+  realtime: RealtimeService;
   publicUrl: string | null;
 }
 
@@ -141,6 +160,25 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         total: result.total,
         status: 200 as const,
       };
+    },
+  );
+
+  app.get(
+    "/stats/:id/realtime",
+    {
+      schema: {
+        tags: ["Statistics"],
+        security: [{ bearerAuth: [] }],
+        summary: "Who is on a website now",
+        description:
+          "Unique visitors with a pageview in the last 5 minutes, and pageviews per minute over the last 30, zero-filled. Hits this server has answered are counted, including those not written yet; another server's are at most its flush interval behind.",
+        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        response: { 200: RealtimeBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const data = await options.realtime.read(currentUser(request).id, parseId(request.params.id));
+      return { data, status: 200 as const };
     },
   );
 }

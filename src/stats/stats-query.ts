@@ -1,6 +1,6 @@
-// One statistics request, validated and engine-neutral: which statistic of which website
-// over which UTC days, counting which events, searched, sorted and paged. Event stores
-// compile it for their engine.
+// The questions event stores answer, validated and engine-neutral: one statistic of a
+// website over UTC days, counting which events, searched, sorted and paged (StatsQuery);
+// and what is happening now (RealtimeQuery, see realtime.ts). Stores compile them for their engine.
 
 import type { StatDefinition } from "./catalog.js";
 import type { StatsFilter } from "./stats-filter.js";
@@ -30,4 +30,23 @@ export interface StatsPage {
   rows: StatsRow[];
   /** How many distinct values match (over all pages). */
   total: number;
+}
+
+export const REALTIME_VISITOR_MS = 5 * 60_000;
+export const REALTIME_MINUTES = 30;
+
+/** What an event store counts for realtime, over instants it is given (ms, inclusive). */
+export interface RealtimeQuery {
+  websiteId: number;
+  /** Unique visitors (distinct per UTC day, as everywhere) with a pageview from here to `until`. */
+  visitorsFrom: number;
+  /** Pageviews per UTC minute from here (a minute's start) to `until`. */
+  minutesFrom: number;
+  until: number;
+}
+
+export interface RealtimeCounts {
+  visitors: number;
+  /** The minutes with pageviews: each minute's start (ms) and its pageviews. */
+  minutes: { minute: number; pageviews: number }[];
 }

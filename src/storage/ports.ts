@@ -3,7 +3,7 @@
 // implement these and translate driver errors into the errors below; nothing outside an
 // engine's folder knows which engine is behind them.
 
-import type { StatsPage, StatsQuery } from "../stats/stats-query.js";
+import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../stats/stats-query.js";
 
 export interface UserRecord {
   id: number;
@@ -305,6 +305,12 @@ export interface EventStore {
    * number of matching values over all pages. A website without events has no rows.
    */
   queryStat(query: StatsQuery): Promise<StatsPage>;
+  /**
+   * Counts for realtime (stats/realtime.ts): the distinct (UTC day, visitor) pairs with a
+   * pageview from `visitorsFrom` to `until`, and the pageviews of each UTC minute from
+   * `minutesFrom` to `until` that has any (instants in ms, both ends included).
+   */
+  queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts>;
   /**
    * Recomputes what the statistics are read from, from the stored events, of one website or
    * of all. Every answer afterwards is the same as before: the stored events alone define them.

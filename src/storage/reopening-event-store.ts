@@ -5,7 +5,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "../errors.js";
-import type { StatsPage, StatsQuery } from "../stats/stats-query.js";
+import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../stats/stats-query.js";
 import { type EventStore, EventStoreFailedError, type ExportOptions, type StoredEvent } from "./ports.js";
 
 /** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
@@ -51,6 +51,10 @@ export class ReopeningEventStore implements EventStore {
 
   queryStat(query: StatsQuery): Promise<StatsPage> {
     return this.call((store) => store.queryStat(query));
+  }
+
+  queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
+    return this.call((store) => store.queryRealtime(query));
   }
 
   rebuildAggregates(websiteId?: number): Promise<void> {

@@ -5,7 +5,7 @@
 
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
-import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import {
   EVENT_KIND_CODES,
   EVENT_KINDS,
@@ -153,6 +153,26 @@ export class ClickHouseEventStore implements EventStore {
         for (const table of LOCAL_TABLES) await this.deleteRows(node, sqlIdentifier(table), websiteId);
       }),
     );
+  }
+
+  /** The last minutes' pageviews: the primary key (website, ts) reads only their granules. */
+  async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
+    const seconds = (ms: number, round: (n: number) => number) => round(ms / 1000);
+    const pageviews = sql`website_id = ${query.websiteId} AND kind = 0 AND ts <= toDateTime(${seconds(query.until, Math.floor)})`;
+    const [minutes, visitors] = await Promise.all([
+      this.nodes.query<{ minute: string; n: string }>(
+        sql`SELECT toUInt64(toStartOfMinute(ts)) AS minute, count() AS n FROM ${this.table("events")}
+          WHERE ${pageviews} AND ts >= toDateTime(${seconds(query.minutesFrom, Math.floor)}) GROUP BY minute`,
+      ),
+      this.nodes.query<{ n: string }>(
+        sql`SELECT uniqExact(day, visitor) AS n FROM ${this.table("events")}
+          WHERE ${pageviews} AND ts >= toDateTime(${seconds(query.visitorsFrom, Math.ceil)})`,
+      ),
+    ]);
+    return {
+      visitors: Number(visitors[0]?.n ?? 0),
+      minutes: minutes.map((row) => ({ minute: Number(row.minute) * 1000, pageviews: Number(row.n) })),
+    };
   }
 
   async countEvents(websiteId?: number): Promise<number> {

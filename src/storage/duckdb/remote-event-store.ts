@@ -4,7 +4,7 @@
 
 import http from "node:http";
 import readline from "node:readline";
-import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import type { EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
   eventFromWire,
@@ -42,6 +42,10 @@ export class RemoteEventStore implements EventStore {
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
     return (await this.call("queryStat", [queryToWire(query)])) as StatsPage;
+  }
+
+  async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
+    return (await this.call("queryRealtime", [query])) as RealtimeCounts;
   }
 
   async rebuildAggregates(websiteId?: number): Promise<void> {

@@ -4,13 +4,14 @@
 
 import type http from "node:http";
 import { type StatDefinition, statByName } from "../../stats/catalog.js";
-import type { StatsQuery } from "../../stats/stats-query.js";
+import type { RealtimeQuery, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KINDS, EVENT_TEXT_FIELDS, type StoredEvent } from "../ports.js";
 
 /** The methods of the EventStore port a command may call through a running server. */
 export const REMOTE_METHODS = [
   "insert",
   "queryStat",
+  "queryRealtime",
   "rebuildAggregates",
   "deleteWebsite",
   "countEvents",
@@ -67,4 +68,16 @@ export async function readBody(
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A RealtimeQuery as sent: four integers (a website id and instants in ms). */
+export function realtimeFromWire(wire: RealtimeQuery): RealtimeQuery {
+  const fields = [wire?.websiteId, wire?.visitorsFrom, wire?.minutesFrom, wire?.until];
+  if (!fields.every((field) => Number.isSafeInteger(field))) throw new Error("not a realtime query");
+  return {
+    websiteId: wire.websiteId,
+    visitorsFrom: wire.visitorsFrom,
+    minutesFrom: wire.minutesFrom,
+    until: wire.until,
+  };
 }

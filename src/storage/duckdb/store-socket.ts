@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import type { RealtimeQuery } from "../../stats/stats-query.js";
 import type { Closable } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import {
@@ -16,6 +17,7 @@ import {
   REMOTE_METHODS,
   type RemoteMethod,
   readBody,
+  realtimeFromWire,
   type WireEvent,
   type WireQuery,
 } from "./store-socket-wire.js";
@@ -86,6 +88,8 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
       return store.insert((args[0] as WireEvent[]).map(eventFromWire));
     case "queryStat":
       return store.queryStat(queryFromWire(args[0] as WireQuery));
+    case "queryRealtime":
+      return store.queryRealtime(realtimeFromWire(args[0] as RealtimeQuery));
     case "rebuildAggregates":
       return store.rebuildAggregates(id(args[0]));
     case "deleteWebsite":
