@@ -126,6 +126,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     importer: container.importer,
     stats: container.stats,
     realtime: container.realtime,
+    series: container.series,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

@@ -29,6 +29,7 @@ import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
 import { RealtimeService } from "./stats/realtime.js";
 import { StatsService } from "./stats/stats-service.js";
+import { TimeSeriesService } from "./stats/time-series.js";
 import { openMetadataStore, openServerEventStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
 import { PasswordHasher } from "./websites/password-hasher.js";
@@ -46,6 +47,7 @@ export interface Container {
   readonly importer: EventImporter;
   readonly stats: StatsService;
   readonly realtime: RealtimeService;
+  readonly series: TimeSeriesService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
   /** Every password hash and check goes through it, a bounded few at a time. */
@@ -130,6 +132,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   outages = new OutageLog(notice, buffer.maxBacklog);
   const passwords = new PasswordHasher();
+  const stats = new StatsService(metadata.websites, eventStore);
   const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
     deleted: async (websiteId) => {
@@ -155,7 +158,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     pipeline,
     buffer,
     importer: new EventImporter(metadata.websites, visitors, importThreads, eventStore, clock),
-    stats: new StatsService(metadata.websites, eventStore),
+    stats,
+    series: new TimeSeriesService(stats),
     realtime: new RealtimeService(metadata.websites, eventStore, buffer, clock),
     collect: new CollectEndpoint(
       pipeline,

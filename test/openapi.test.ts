@@ -62,6 +62,7 @@ describe("API documentation", () => {
       "DELETE /api/v1/websites/{id}",
       "GET /api/v1/stats/{id}",
       "GET /api/v1/stats/{id}/realtime",
+      "GET /api/v1/stats/{id}/timeseries",
       "GET /api/v1/users",
       "GET /api/v1/websites",
       "GET /api/v1/websites/{id}",

@@ -170,6 +170,57 @@ describe("statistics of the fixture through the API", () => {
     );
   });
 
+  it("gives pageviews and visitors per hour, day, week or month, every period in order", async () => {
+    const series = async (query: string) => {
+      const response = await viaImport.call(importKey, {
+        url: `/api/v1/stats/${importId}/timeseries?${query}`,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json();
+    };
+    const point = (period: string, from: string, to: string, pageviews: number, visitors: number) => ({
+      period,
+      from,
+      to,
+      pageviews,
+      visitors,
+    });
+    const days = await series("from=2026-03-31&to=2026-04-04");
+    assert.equal(days.interval, "day");
+    assert.deepEqual(days.data, [
+      point("2026-03-31", "2026-03-31", "2026-03-31", 0, 0),
+      point("2026-04-01", "2026-04-01", "2026-04-01", 4, 2),
+      point("2026-04-02", "2026-04-02", "2026-04-02", 2, 2),
+      point("2026-04-03", "2026-04-03", "2026-04-03", 1, 1),
+      point("2026-04-04", "2026-04-04", "2026-04-04", 0, 0),
+    ]);
+    // Weeks run Monday to Sunday, cut by the range at either end; visitors add up their days.
+    assert.deepEqual((await series("from=2026-03-28&to=2026-04-07&interval=week")).data, [
+      point("2026-03-28/2026-03-29", "2026-03-28", "2026-03-29", 0, 0),
+      point("2026-03-30/2026-04-05", "2026-03-30", "2026-04-05", 7, 5),
+      point("2026-04-06/2026-04-07", "2026-04-06", "2026-04-07", 0, 0),
+    ]);
+    assert.deepEqual((await series("from=2026-03-15&to=2026-04-10&interval=month")).data, [
+      point("2026-03-15/2026-03-31", "2026-03-15", "2026-03-31", 0, 0),
+      point("2026-04-01/2026-04-10", "2026-04-01", "2026-04-10", 7, 5),
+    ]);
+    const hours = (await series("from=2026-04-01&to=2026-04-02&interval=hour")).data;
+    assert.equal(hours.length, 48);
+    assert.deepEqual(hours[0], point("2026-04-01T00", "2026-04-01", "2026-04-01", 0, 0));
+    assert.deepEqual(hours[9], point("2026-04-01T09", "2026-04-01", "2026-04-01", 3, 2));
+    assert.deepEqual(hours[10], point("2026-04-01T10", "2026-04-01", "2026-04-01", 1, 1));
+    assert.deepEqual(hours[24 + 9], point("2026-04-02T09", "2026-04-02", "2026-04-02", 1, 1));
+    assert.deepEqual(hours[24 + 14], point("2026-04-02T14", "2026-04-02", "2026-04-02", 1, 1));
+    const total = hours.reduce((sum: number, entry: { pageviews: number }) => sum + entry.pageviews, 0);
+    assert.equal(total, 6);
+    // Filtered as any statistic: the pageviews of /pricing and their visitors.
+    assert.deepEqual((await series(`${range}&filters=${encodeURIComponent("page==/pricing")}`)).data, [
+      point("2026-04-01", "2026-04-01", "2026-04-01", 2, 2),
+      point("2026-04-02", "2026-04-02", "2026-04-02", 1, 1),
+      point("2026-04-03", "2026-04-03", "2026-04-03", 0, 0),
+    ]);
+  });
+
   it("gives every row as CSV with format=csv, quoted, and formulas written as text", async () => {
     const csv = async (t: TestApp, key: string, url: string) => {
       const response = await t.call(key, { url });
@@ -334,6 +385,25 @@ describe("statistics errors", () => {
     const long = await status(`/api/v1/stats/${id}?name=page&${range}&filters=page==${"x".repeat(8200)}`);
     assert.equal(long.code, 422);
     assert.deepEqual(Object.keys(long.body.message), ["filters"]);
+  });
+
+  it("names what is wrong with a time series request", async () => {
+    const series = (query: string) => status(`/api/v1/stats/${id}/timeseries?${query}`);
+    const hourly = await series("from=2026-04-01&to=2026-04-08&interval=hour");
+    assert.equal(hourly.code, 422);
+    assert.deepEqual(hourly.body.message, {
+      interval: ["The interval hour is for ranges of at most 7 days; this one has 8."],
+    });
+    const bad = await series("from=2026-04-31&interval=year");
+    assert.equal(bad.code, 422);
+    assert.deepEqual(Object.keys(bad.body.message).sort(), ["from", "interval", "to"]);
+    const backwards = await series("from=2026-04-02&to=2026-04-01");
+    assert.deepEqual(backwards.body.message, { to: ["The to must be a date after or equal to from."] });
+    const filtered = await series(`${range}&filters=nope==1`);
+    assert.equal(filtered.code, 422);
+    assert.deepEqual(Object.keys(filtered.body.message), ["filters"]);
+    const other = await t.createUser();
+    assert.equal((await status(`/api/v1/stats/${id}/timeseries?${range}`, other)).code, 404);
   });
 
   it("refuses a range that ends before it starts", async () => {

@@ -8,6 +8,7 @@ import type { UserService } from "../accounts/user-service.js";
 import type { EventImporter } from "../ingest/event-importer.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
+import type { TimeSeriesService } from "../stats/time-series.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
 import { eventRoutes } from "./event-routes.js";
@@ -24,6 +25,7 @@ export interface ApiV1Options {
   importer: EventImporter;
   stats: StatsService;
   realtime: RealtimeService;
+  series: TimeSeriesService;
   publicUrl: string | null;
   rateLimitPerMinute: number;
 }
@@ -56,6 +58,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
   await scope.register(statsRoutes, {
     stats: options.stats,
     realtime: options.realtime,
+    series: options.series,
     publicUrl: options.publicUrl,
   });
   await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });

@@ -9,11 +9,23 @@ import { STAT_NAMES, STATS } from "../stats/catalog.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
+import { MAX_HOURLY_DAYS, SERIES_INTERVALS, type TimeSeriesService } from "../stats/time-series.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
 import { CSV_CONTENT_TYPE, statsCsv } from "./stats-csv.js";
 import { parseId } from "./website-routes.js";
+
+const FiltersParam = Type.Optional(
+  Type.String({
+    maxLength: 8192,
+    description: `Count only the events every condition holds for: ${FILTER_SYNTAX}. Dimensions: ${FILTER_DIMENSIONS.map(
+      (dimension) => `\`${dimension.name}\` ${dimension.description}`,
+    ).join(
+      ", ",
+    )}. Values are written as the statistics list them (\`country==US:United States\`); \`==\` compares exactly, \`~\` ignores case. Only visits have a landing page and only custom events a name; \`!=\` and \`!~\` hold wherever \`==\` and \`~\` do not. For a unique-visitor statistic: the visitors with a matching event that day. Example: \`page==/pricing;country!=US:United States\`.`,
+  }),
+);
 
 const StatsQueryString = Type.Object({
   name: stringEnum(STAT_NAMES, {
@@ -21,16 +33,7 @@ const StatsQueryString = Type.Object({
   }),
   from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
   to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
-  filters: Type.Optional(
-    Type.String({
-      maxLength: 8192,
-      description: `Count only the events every condition holds for: ${FILTER_SYNTAX}. Dimensions: ${FILTER_DIMENSIONS.map(
-        (dimension) => `\`${dimension.name}\` ${dimension.description}`,
-      ).join(
-        ", ",
-      )}. Values are written as the statistics list them (\`country==US:United States\`); \`==\` compares exactly, \`~\` ignores case. Only visits have a landing page and only custom events a name; \`!=\` and \`!~\` hold wherever \`==\` and \`~\` do not. For a unique-visitor statistic: the visitors with a matching event that day. Example: \`page==/pricing;country!=US:United States\`.`,
-    }),
-  ),
+  filters: FiltersParam,
   search: Type.Optional(
     Type.String({ maxLength: 255, description: "Case-insensitive substring of the value." }),
   ),
@@ -71,6 +74,36 @@ const StatsPageBody = Type.Object({
   status: Type.Literal(200),
 });
 
+const SeriesQueryString = Type.Object({
+  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
+  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
+  interval: Type.Optional(
+    stringEnum(SERIES_INTERVALS, {
+      default: "day",
+      description: `One point per hour (ranges of at most ${MAX_HOURLY_DAYS} days), day, week (Monday to Sunday) or calendar month.`,
+    }),
+  ),
+  filters: FiltersParam,
+});
+
+const SeriesBody = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      period: Type.String({
+        description:
+          "`2026-04-01T09` for an hour, `2026-04-01` for a day, `2026-03-30/2026-04-05` for a week or month.",
+      }),
+      from: Type.String({ description: "The first day the point covers within the range." }),
+      to: Type.String({ description: "The last day the point covers within the range." }),
+      pageviews: Type.Integer(),
+      visitors: Type.Integer({ description: "Unique visitors of each day, added up over the point's days." }),
+    }),
+    { description: "Every period of the range in time order, empty ones with zeros." },
+  ),
+  interval: stringEnum(SERIES_INTERVALS),
+  status: Type.Literal(200),
+});
+
 const RealtimeBody = Type.Object({
   data: Type.Object({
     visitors: Type.Integer({ description: "Unique visitors with a pageview in the last 5 minutes." }),
@@ -90,6 +123,7 @@ const RealtimeBody = Type.Object({
 
 export interface StatsRoutesOptions {
   stats: StatsService;
+  series: TimeSeriesService;
   realtime: RealtimeService;
   publicUrl: string | null;
 }
@@ -160,6 +194,33 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         total: result.total,
         status: 200 as const,
       };
+    },
+  );
+
+  app.get(
+    "/stats/:id/timeseries",
+    {
+      schema: {
+        tags: ["Statistics"],
+        security: [{ bearerAuth: [] }],
+        summary: "Pageviews and visitors over time",
+        description:
+          "Pageviews and unique visitors per hour, day, week or month of the range, every period listed in order with zeros where nothing happened; filtered like any statistic.",
+        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        querystring: SeriesQueryString,
+        response: { 200: SeriesBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const interval = query.interval ?? "day";
+      const data = await options.series.read(currentUser(request).id, parseId(request.params.id), {
+        from: query.from,
+        to: query.to,
+        interval,
+        filters: query.filters,
+      });
+      return { data, interval, status: 200 as const };
     },
   );
 

@@ -1,7 +1,9 @@
 // The points of the visitors-and-pageviews chart, as fine as the range allows a chart to be
 // read: hours for one day, days up to three months, weeks up to a year, months beyond.
-// Weeks (Monday to Sunday) and months are those of the email reports, and add up their days.
+// Weeks (Monday to Sunday) and months are those of the email reports and of the API's time
+// series (stats/time-series.ts), and add up their days.
 
+import { groupDays } from "../stats/time-series.js";
 import type { DateRange } from "./date-range.js";
 import type { DayPoint, HourPoint } from "./page-model.js";
 
@@ -54,38 +56,12 @@ export function chartPoints(range: DateRange, days: readonly DayPoint[], hours: 
     }));
     return { unit, points };
   }
-  if (unit === "day") {
-    return {
-      unit,
-      points: days.map((point) => ({ key: point.day, from: point.day, to: point.day, ...counts(point) })),
-    };
-  }
-  const points: ChartPoint[] = [];
-  let start = "";
-  for (const point of days) {
-    const bucket = unit === "week" ? mondayOf(point.day) : `${point.day.slice(0, 7)}-01`;
-    const last = points[points.length - 1];
-    if (last && bucket === start) {
-      last.to = point.day;
-      last.key = `${last.from}/${point.day}`;
-      last.visitors += point.visitors;
-      last.pageviews += point.pageviews;
-    } else {
-      start = bucket;
-      points.push({ key: `${point.day}/${point.day}`, from: point.day, to: point.day, ...counts(point) });
-    }
-  }
+  const points = groupDays(days, unit).map(({ period, from, to, visitors, pageviews }) => ({
+    key: period,
+    from,
+    to,
+    visitors,
+    pageviews,
+  }));
   return { unit, points };
-}
-
-function counts(point: DayPoint): { visitors: number; pageviews: number } {
-  return { visitors: point.visitors, pageviews: point.pageviews };
-}
-
-/** The Monday (UTC) of the week of `day`, as the weekly reports start theirs. */
-function mondayOf(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  const sinceMonday = (date.getUTCDay() + 6) % 7; // getUTCDay: 0 is Sunday
-  date.setUTCDate(date.getUTCDate() - sinceMonday);
-  return date.toISOString().slice(0, 10);
 }

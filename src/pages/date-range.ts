@@ -1,9 +1,7 @@
 // The date range of a stats page: `?from=&to=` (inclusive UTC days) or the last 30 days,
 // the period just before it (for the change figures), and the picker's presets.
 
-import { parseDay } from "../stats/day-rule.js";
-
-const DAY_MS = 86_400_000;
+import { addDays, dayOf, daysBetween, daysFrom, parseDay } from "../stats/day-rule.js";
 export const DEFAULT_DAYS = 30;
 /** Longest range one page shows: two years, 25 points of the monthly chart. */
 export const MAX_DAYS = 731;
@@ -23,18 +21,6 @@ export interface RangePreset {
 }
 
 export type RangeResult = { ok: true; range: DateRange } | { ok: false; errors: string[] };
-
-export function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
-
-export function addDays(day: string, days: number): string {
-  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
-}
-
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
-}
 
 /** The last `days` days up to and including today. */
 export function lastDays(days: number, now: Date): DateRange {
@@ -72,7 +58,7 @@ export function previousRange(range: DateRange): DateRange {
 
 /** Every day of the range, in order. */
 export function daysOf(range: DateRange): string[] {
-  return Array.from({ length: range.days }, (_, index) => addDays(range.from, index));
+  return daysFrom(range.from, range.to);
 }
 
 export function presets(now: Date): RangePreset[] {

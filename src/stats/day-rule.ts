@@ -1,4 +1,5 @@
-// Dates of the statistics range: YYYY-MM-DD naming a real calendar day (UTC).
+// Dates of the statistics range: YYYY-MM-DD naming a real calendar day (UTC), and the
+// arithmetic of such days.
 
 import { accept, type RuleResult, reject } from "../field-rule.js";
 
@@ -12,4 +13,30 @@ export function parseDay(raw: string, label: string): RuleResult {
     }
   }
   return reject(`The ${label} must be a real date in the format YYYY-MM-DD.`);
+}
+
+const DAY_MS = 86_400_000;
+
+export function dayOf(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export function addDays(day: string, days: number): string {
+  return dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+}
+
+/** How many days from `from` to `to`, both included. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** Every day from `from` to `to`, in order. */
+export function daysFrom(from: string, to: string): string[] {
+  return Array.from({ length: Math.max(0, daysBetween(from, to)) }, (_, index) => addDays(from, index));
+}
+
+/** The Monday of the week of `day` (weeks run Monday to Sunday, as the weekly reports'). */
+export function mondayOf(day: string): string {
+  const sinceMonday = (new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7; // getUTCDay: 0 is Sunday
+  return addDays(day, -sinceMonday);
 }
