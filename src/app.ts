@@ -127,6 +127,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     stats: container.stats,
     realtime: container.realtime,
     series: container.series,
+    totals: container.totals,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

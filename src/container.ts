@@ -30,6 +30,7 @@ import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
 import { RealtimeService } from "./stats/realtime.js";
 import { StatsService } from "./stats/stats-service.js";
 import { TimeSeriesService } from "./stats/time-series.js";
+import { TotalsService } from "./stats/totals.js";
 import { openMetadataStore, openServerEventStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
 import { PasswordHasher } from "./websites/password-hasher.js";
@@ -48,6 +49,7 @@ export interface Container {
   readonly stats: StatsService;
   readonly realtime: RealtimeService;
   readonly series: TimeSeriesService;
+  readonly totals: TotalsService;
   readonly collect: CollectEndpoint;
   readonly geo: GeoLookup;
   /** Every password hash and check goes through it, a bounded few at a time. */
@@ -160,6 +162,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     importer: new EventImporter(metadata.websites, visitors, importThreads, eventStore, clock),
     stats,
     series: new TimeSeriesService(stats),
+    totals: new TotalsService(stats),
     realtime: new RealtimeService(metadata.websites, eventStore, buffer, clock),
     collect: new CollectEndpoint(
       pipeline,

@@ -63,6 +63,7 @@ describe("API documentation", () => {
       "GET /api/v1/stats/{id}",
       "GET /api/v1/stats/{id}/realtime",
       "GET /api/v1/stats/{id}/timeseries",
+      "GET /api/v1/stats/{id}/totals",
       "GET /api/v1/users",
       "GET /api/v1/websites",
       "GET /api/v1/websites/{id}",

@@ -221,6 +221,55 @@ describe("statistics of the fixture through the API", () => {
     ]);
   });
 
+  it("gives a range's totals and their change from the range compared with", async () => {
+    const totals = async (query: string) => {
+      const response = await viaImport.call(importKey, { url: `/api/v1/stats/${importId}/totals?${query}` });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().status, 200);
+      return response.json().data;
+    };
+    const none = { visitors: 0, pageviews: 0, events: 0 };
+    const all = { visitors: 5, pageviews: 7, events: 3 };
+    assert.deepEqual(await totals(range), {
+      from: "2026-04-01",
+      to: "2026-04-03",
+      totals: all,
+      comparison: {
+        from: "2026-03-29",
+        to: "2026-03-31",
+        totals: none,
+        change: { visitors: null, pageviews: null, events: null },
+      },
+    });
+    assert.deepEqual(
+      await totals(
+        "from=2026-04-02&to=2026-04-03&compare=range&compare_from=2026-04-01&compare_to=2026-04-01",
+      ),
+      {
+        from: "2026-04-02",
+        to: "2026-04-03",
+        totals: { visitors: 3, pageviews: 3, events: 2 },
+        comparison: {
+          from: "2026-04-01",
+          to: "2026-04-01",
+          totals: { visitors: 2, pageviews: 4, events: 1 },
+          change: { visitors: 50, pageviews: -25, events: 100 },
+        },
+      },
+    );
+    const year = await totals(`${range}&compare=year`);
+    assert.deepEqual(
+      [year.comparison.from, year.comparison.to, year.comparison.totals],
+      ["2025-04-01", "2025-04-03", none],
+    );
+    const leap = await totals("from=2028-02-29&to=2028-03-01&compare=year");
+    assert.deepEqual([leap.comparison.from, leap.comparison.to], ["2027-02-28", "2027-03-01"]);
+    assert.equal((await totals(`${range}&compare=none`)).comparison, null);
+    // Filtered: /pricing's pageviews, their visitors, and the Signup sent from it.
+    const filtered = await totals(`${range}&compare=none&filters=${encodeURIComponent("page==/pricing")}`);
+    assert.deepEqual(filtered.totals, { visitors: 3, pageviews: 3, events: 1 });
+  });
+
   it("gives every row as CSV with format=csv, quoted, and formulas written as text", async () => {
     const csv = async (t: TestApp, key: string, url: string) => {
       const response = await t.call(key, { url });
@@ -404,6 +453,25 @@ describe("statistics errors", () => {
     assert.deepEqual(Object.keys(filtered.body.message), ["filters"]);
     const other = await t.createUser();
     assert.equal((await status(`/api/v1/stats/${id}/timeseries?${range}`, other)).code, 404);
+  });
+
+  it("names what is wrong with a totals request", async () => {
+    const totals = (query: string) => status(`/api/v1/stats/${id}/totals?${query}`);
+    const custom = await totals(`${range}&compare=range`);
+    assert.equal(custom.code, 422);
+    assert.deepEqual(custom.body.message, {
+      compare_from: ["The compare from field is required when compare is range."],
+      compare_to: ["The compare to field is required when compare is range."],
+    });
+    const backwards = await totals(`${range}&compare=range&compare_from=2026-03-02&compare_to=2026-03-01`);
+    assert.deepEqual(backwards.body.message, {
+      compare_to: ["The compare to must be a date after or equal to compare from."],
+    });
+    const bad = await totals("from=2026-04-01&to=2026-04-31&compare=week&compare_from=yesterday");
+    assert.equal(bad.code, 422);
+    assert.deepEqual(Object.keys(bad.body.message).sort(), ["compare", "compare_from", "to"]);
+    const other = await t.createUser();
+    assert.equal((await status(`/api/v1/stats/${id}/totals?${range}`, other)).code, 404);
   });
 
   it("refuses a range that ends before it starts", async () => {

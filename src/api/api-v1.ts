@@ -9,6 +9,7 @@ import type { EventImporter } from "../ingest/event-importer.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TimeSeriesService } from "../stats/time-series.js";
+import type { TotalsService } from "../stats/totals.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
 import { eventRoutes } from "./event-routes.js";
@@ -26,6 +27,7 @@ export interface ApiV1Options {
   stats: StatsService;
   realtime: RealtimeService;
   series: TimeSeriesService;
+  totals: TotalsService;
   publicUrl: string | null;
   rateLimitPerMinute: number;
 }
@@ -59,6 +61,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     stats: options.stats,
     realtime: options.realtime,
     series: options.series,
+    totals: options.totals,
     publicUrl: options.publicUrl,
   });
   await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });

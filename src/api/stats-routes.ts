@@ -10,6 +10,7 @@ import type { RealtimeService } from "../stats/realtime.js";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
 import { MAX_HOURLY_DAYS, SERIES_INTERVALS, type TimeSeriesService } from "../stats/time-series.js";
+import { COMPARISONS, type TotalsService } from "../stats/totals.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
@@ -104,6 +105,59 @@ const SeriesBody = Type.Object({
   status: Type.Literal(200),
 });
 
+const TotalsQueryString = Type.Object({
+  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
+  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
+  compare: Type.Optional(
+    stringEnum(COMPARISONS, {
+      default: "previous",
+      description:
+        "The range to compare with: `previous`, the days of equal number just before; `year`, the same days a year before (29 February: the 28th); `range`, compare_from to compare_to; `none`.",
+    }),
+  ),
+  compare_from: Type.Optional(
+    Type.String({ "x-rule": "day", description: "With compare=range: its first day." }),
+  ),
+  compare_to: Type.Optional(
+    Type.String({ "x-rule": "day", description: "With compare=range: its last day." }),
+  ),
+  filters: FiltersParam,
+});
+
+const TotalsNumbers = Type.Object({
+  visitors: Type.Integer({ description: "Unique visitors of each day, added up." }),
+  pageviews: Type.Integer(),
+  events: Type.Integer({ description: "Custom events." }),
+});
+
+const TotalsBody = Type.Object({
+  data: Type.Object({
+    from: Type.String(),
+    to: Type.String(),
+    totals: TotalsNumbers,
+    comparison: Type.Union([
+      Type.Object({
+        from: Type.String(),
+        to: Type.String(),
+        totals: TotalsNumbers,
+        change: Type.Object(
+          {
+            visitors: Type.Union([Type.Number(), Type.Null()]),
+            pageviews: Type.Union([Type.Number(), Type.Null()]),
+            events: Type.Union([Type.Number(), Type.Null()]),
+          },
+          {
+            description:
+              "From the compared range to this one, in percent (one decimal); null where it had none.",
+          },
+        ),
+      }),
+      Type.Null(),
+    ]),
+  }),
+  status: Type.Literal(200),
+});
+
 const RealtimeBody = Type.Object({
   data: Type.Object({
     visitors: Type.Integer({ description: "Unique visitors with a pageview in the last 5 minutes." }),
@@ -123,6 +177,7 @@ const RealtimeBody = Type.Object({
 
 export interface StatsRoutesOptions {
   stats: StatsService;
+  totals: TotalsService;
   series: TimeSeriesService;
   realtime: RealtimeService;
   publicUrl: string | null;
@@ -221,6 +276,32 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         filters: query.filters,
       });
       return { data, interval, status: 200 as const };
+    },
+  );
+
+  app.get(
+    "/stats/:id/totals",
+    {
+      schema: {
+        tags: ["Statistics"],
+        security: [{ bearerAuth: [] }],
+        summary: "The top-line numbers of a range, and the change from another",
+        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        querystring: TotalsQueryString,
+        response: { 200: TotalsBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const data = await options.totals.read(currentUser(request).id, parseId(request.params.id), {
+        from: query.from,
+        to: query.to,
+        compare: query.compare ?? "previous",
+        compareFrom: query.compare_from,
+        compareTo: query.compare_to,
+        filters: query.filters,
+      });
+      return { data, status: 200 as const };
     },
   );
 

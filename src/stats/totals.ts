@@ -1,0 +1,133 @@
+// The top-line numbers of a range (unique visitors, pageviews, custom events) and of a range
+// to compare it with: the period of equal length just before, the same days a year before,
+// or any given range; with the change from that range to this one. Derived from the
+// catalog's statistics (visitors and pageviews per day, occurrences per event), so they
+// count exactly what those count, filters included.
+
+import { ValidationError } from "../errors.js";
+import { addDays, daysBetween } from "./day-rule.js";
+import type { StatsPage } from "./stats-query.js";
+import { ALL_ROWS, type StatsService } from "./stats-service.js";
+
+export const COMPARISONS = ["previous", "year", "range", "none"] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+export interface Totals {
+  /** Unique visitors of each day, added up (as over any range). */
+  visitors: number;
+  pageviews: number;
+  /** Custom events. */
+  events: number;
+}
+
+export interface RangeTotals {
+  from: string;
+  to: string;
+  totals: Totals;
+}
+
+export interface TotalsAnswer extends RangeTotals {
+  comparison: (RangeTotals & { change: Record<keyof Totals, number | null> }) | null;
+}
+
+export interface TotalsRequest {
+  from: string;
+  to: string;
+  compare: Comparison;
+  compareFrom?: string | undefined;
+  compareTo?: string | undefined;
+  filters?: string | undefined;
+}
+
+export class TotalsService {
+  constructor(private readonly stats: StatsService) {}
+
+  async read(userId: number, websiteId: number, request: TotalsRequest): Promise<TotalsAnswer> {
+    const other = comparedRange(request);
+    const totalsOf = async (from: string, to: string): Promise<RangeTotals> => {
+      const read = (name: string): Promise<StatsPage> =>
+        this.stats.read(userId, websiteId, {
+          name,
+          from,
+          to,
+          filters: request.filters,
+          sortBy: "count",
+          sort: "desc",
+          perPage: ALL_ROWS,
+          page: 1,
+        });
+      const [visitors, pageviews, events] = await Promise.all([
+        read("visitors"),
+        read("pageviews"),
+        read("event"),
+      ]);
+      return {
+        from,
+        to,
+        totals: { visitors: sum(visitors), pageviews: sum(pageviews), events: sum(events) },
+      };
+    };
+    const [current, compared] = await Promise.all([
+      totalsOf(request.from, request.to),
+      other ? totalsOf(other.from, other.to) : null,
+    ]);
+    if (!compared) return { ...current, comparison: null };
+    const change = (key: keyof Totals) => percentChange(compared.totals[key], current.totals[key]);
+    return {
+      ...current,
+      comparison: {
+        ...compared,
+        change: { visitors: change("visitors"), pageviews: change("pageviews"), events: change("events") },
+      },
+    };
+  }
+}
+
+/** The range compared with, or null for none; a ValidationError for an incomplete custom one. */
+function comparedRange(request: TotalsRequest): { from: string; to: string } | null {
+  const { from, to } = request;
+  switch (request.compare) {
+    case "none":
+      return null;
+    case "previous": {
+      if (from > to) return null; // the service refuses the range itself
+      const days = daysBetween(from, to);
+      return { from: addDays(from, -days), to: addDays(from, -1) };
+    }
+    case "year":
+      return { from: yearBefore(from), to: yearBefore(to) };
+    case "range": {
+      const missing: Record<string, string[]> = {};
+      if (!request.compareFrom)
+        missing.compare_from = ["The compare from field is required when compare is range."];
+      if (!request.compareTo)
+        missing.compare_to = ["The compare to field is required when compare is range."];
+      if (Object.keys(missing).length > 0) throw new ValidationError(missing);
+      if ((request.compareFrom as string) > (request.compareTo as string)) {
+        throw ValidationError.single(
+          "compare_to",
+          "The compare to must be a date after or equal to compare from.",
+        );
+      }
+      return { from: request.compareFrom as string, to: request.compareTo as string };
+    }
+  }
+}
+
+/** The same day a year before; 29 February gives 28 February. */
+function yearBefore(day: string): string {
+  const year = Number(day.slice(0, 4)) - 1;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const rest = day.slice(4) === "-02-29" && !leap ? "-02-28" : day.slice(4);
+  return `${String(year).padStart(4, "0")}${rest}`;
+}
+
+/** The change from `before` to `now` in percent, to one decimal; null when `before` is 0. */
+function percentChange(before: number, now: number): number | null {
+  if (before === 0) return null;
+  return Math.round(((now - before) / before) * 1000) / 10;
+}
+
+function sum(page: StatsPage): number {
+  return page.rows.reduce((total, row) => total + row.count, 0);
+}
