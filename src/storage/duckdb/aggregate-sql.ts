@@ -23,8 +23,9 @@ const ROW_FILTERS: Record<RowFilter, string> = {
  */
 function statCountsSql(stat: StatDefinition, where: string, perDay = true): string {
   const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
-  // Unique visitors are counted per day; rows summed over days need no day (the days of a
-  // filtered query's window are summed at once, at 10M events 271 against 318 ms for the page statistic filtered by browser!=Chrome, one core).
+  // Unique visitors are counted per day; rows summed over days need no day: a filtered
+  // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
+  // took 271 ms on one core against 318 ms with a group per day).
   const day =
     perDay || stat.measure === "visitors" || stat.dimension === "day"
       ? "CAST(e.ts AS DATE)"
