@@ -4,12 +4,13 @@
 // both stores give the same answers (first 100 rows and total of every statistic), and
 // how many rows the cluster's aggregate tables hold against its raw events. Before timing
 // the cluster it waits until the server has folded every closed day (the statistics then
-// read counts for those, and raw events only for today).
+// read counts for those, and raw events only for today). Then the same statistics under
+// each filter set of --filters (`|` between sets), also compared between the stores.
 //
 //   node bench/cluster.mjs --clickhouse-url http://127.0.0.1:8123,http://127.0.0.1:8124 \
 //     --cluster analytics [--database-url postgres://...] [--events 10000000] [--batch 10000]
 //     [--concurrency 2] [--days 30] [--runs 5] [--server-cpu 1] [--load-cpu 0]
-//     [--targets embedded,cluster] [--keep] [--json]
+//     [--targets embedded,cluster] [--keep] [--json] [--filters "page==/pricing|browser!=Chrome"]
 //
 // The product's server runs pinned to --server-cpu and the import's generator to
 // --load-cpu; the ClickHouse servers are not pinned (they are started by
@@ -46,6 +47,11 @@ const { values: options } = parseArgs({
     cluster: { type: "string", default: "" },
     "database-url": { type: "string", default: "" },
     events: { type: "string", default: "10000000" },
+    filters: {
+      type: "string",
+      default:
+        "page==/pricing|country==US:United States|browser!=Chrome|referrer~google|page~/docs;device==mobile",
+    },
     batch: { type: "string", default: "10000" },
     concurrency: { type: "string", default: "2" },
     days: { type: "string", default: "30" },
@@ -120,10 +126,13 @@ function clickhousePids() {
 const clickhouseCpuMs = () => clickhousePids().reduce((total, pid) => total + cpuTimeMs(pid), 0);
 
 /** Every statistic's first 100 rows and total, to compare the targets' answers. */
-async function answers(url, key, websiteId) {
+const filterSets = options.filters.split("|").filter(Boolean);
+
+async function answers(url, key, websiteId, filters = null) {
   const result = {};
   for (const { name } of STATS) {
     const query = new URLSearchParams({ name, from, to, per_page: "100" });
+    if (filters) query.set("filters", filters);
     const response = await fetch(`${url}/api/v1/stats/${websiteId}?${query}`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -227,6 +236,19 @@ async function measureTarget(target) {
       const slowest = queried.stats.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
       log(`${target}: slowest statistic ${slowest.name} ${slowest.medianMs} ms`);
       const answered = await answers(server.url, key, websiteId);
+      const filtered = [];
+      for (const filters of filterSets) {
+        const timed = lastJsonLine(
+          await runCommand(process.execPath, [
+            path.join(BENCH_DIR, "stats-query.mjs"),
+            ...["--url", server.url, "--key", key, "--website-id", String(websiteId)],
+            ...["--from", from, "--to", to, "--runs", options.runs, "--filters", filters],
+          ]),
+        );
+        const worst = timed.stats.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+        log(`${target}: filtered by ${filters}: slowest ${worst.name} ${worst.medianMs} ms`);
+        filtered.push({ filters, stats: timed, answers: await answers(server.url, key, websiteId, filters) });
+      }
 
       let rows = null;
       if (database) {
@@ -250,6 +272,7 @@ async function measureTarget(target) {
         },
         stats: queried,
         answers: answered,
+        filtered,
         rows,
         exit: stopped.code,
       };
@@ -278,6 +301,13 @@ if (first && second) {
   const differing = Object.keys(first.answers).filter(
     (name) => JSON.stringify(first.answers[name]) !== JSON.stringify(second.answers[name]),
   );
+  for (const [i, { filters, answers: ours }] of first.filtered.entries()) {
+    const theirs = second.filtered[i]?.answers ?? {};
+    for (const name of Object.keys(ours)) {
+      if (JSON.stringify(ours[name]) !== JSON.stringify(theirs[name]))
+        differing.push(`${name} filtered by ${filters}`);
+    }
+  }
   report.sameAnswers = { ok: differing.length === 0, differing };
 }
 
@@ -295,6 +325,14 @@ if (options.json) {
     const cells = [name, ...ms.map(String)];
     if (second) cells.push((ms[1] / ms[0]).toFixed(2));
     console.log(`| ${cells.join(" | ")} |`);
+  }
+  for (const [i, { filters }] of (first?.filtered ?? []).entries()) {
+    const slowest = targets.map((t) => {
+      const stats = report.targets[t].filtered[i].stats.stats;
+      const worst = stats.reduce((a, b) => (b.medianMs > a.medianMs ? b : a));
+      return `${t} ${worst.medianMs} ms (${worst.name})${stats.every((s) => s.ok) ? "" : " WRONG"}`;
+    });
+    console.log(`filtered by ${filters}: slowest ${slowest.join(", ")}`);
   }
   for (const target of targets) {
     const t = report.targets[target];
