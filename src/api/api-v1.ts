@@ -17,6 +17,7 @@ import { sendError } from "./http-errors.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
 import { RouteTable } from "./route-table.js";
 import { statsRoutes } from "./stats-routes.js";
+import { summaryRoutes } from "./summary-routes.js";
 import { userRoutes } from "./user-routes.js";
 import { websiteRoutes } from "./website-routes.js";
 
@@ -57,12 +58,11 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
 
   await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
   await scope.register(eventRoutes, { importer: options.importer });
-  await scope.register(statsRoutes, {
-    stats: options.stats,
-    realtime: options.realtime,
-    series: options.series,
+  await scope.register(statsRoutes, { stats: options.stats, publicUrl: options.publicUrl });
+  await scope.register(summaryRoutes, {
     totals: options.totals,
-    publicUrl: options.publicUrl,
+    series: options.series,
+    realtime: options.realtime,
   });
   await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });
 

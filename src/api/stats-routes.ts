@@ -6,34 +6,20 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { STAT_NAMES, STATS } from "../stats/catalog.js";
-import type { RealtimeService } from "../stats/realtime.js";
-import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
-import { MAX_HOURLY_DAYS, SERIES_INTERVALS, type TimeSeriesService } from "../stats/time-series.js";
-import { COMPARISONS, type TotalsService } from "../stats/totals.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
 import { CSV_CONTENT_TYPE, statsCsv } from "./stats-csv.js";
+import { FiltersParam, FromParam, ToParam } from "./stats-params.js";
 import { parseId } from "./website-routes.js";
-
-const FiltersParam = Type.Optional(
-  Type.String({
-    maxLength: 8192,
-    description: `Count only the events every condition holds for: ${FILTER_SYNTAX}. Dimensions: ${FILTER_DIMENSIONS.map(
-      (dimension) => `\`${dimension.name}\` ${dimension.description}`,
-    ).join(
-      ", ",
-    )}. Values are written as the statistics list them (\`country==US:United States\`); \`==\` compares exactly, \`~\` ignores case. Only visits have a landing page and only custom events a name; \`!=\` and \`!~\` hold wherever \`==\` and \`~\` do not. For a unique-visitor statistic: the visitors with a matching event that day. Example: \`page==/pricing;country!=US:United States\`.`,
-  }),
-);
 
 const StatsQueryString = Type.Object({
   name: stringEnum(STAT_NAMES, {
     description: `The statistic: ${STATS.map((stat) => `\`${stat.name}\` ${stat.description}`).join(" ")}`,
   }),
-  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
-  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
+  from: FromParam,
+  to: ToParam,
   filters: FiltersParam,
   search: Type.Optional(
     Type.String({ maxLength: 255, description: "Case-insensitive substring of the value." }),
@@ -75,111 +61,8 @@ const StatsPageBody = Type.Object({
   status: Type.Literal(200),
 });
 
-const SeriesQueryString = Type.Object({
-  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
-  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
-  interval: Type.Optional(
-    stringEnum(SERIES_INTERVALS, {
-      default: "day",
-      description: `One point per hour (ranges of at most ${MAX_HOURLY_DAYS} days), day, week (Monday to Sunday) or calendar month.`,
-    }),
-  ),
-  filters: FiltersParam,
-});
-
-const SeriesBody = Type.Object({
-  data: Type.Array(
-    Type.Object({
-      period: Type.String({
-        description:
-          "`2026-04-01T09` for an hour, `2026-04-01` for a day, `2026-03-30/2026-04-05` for a week or month.",
-      }),
-      from: Type.String({ description: "The first day the point covers within the range." }),
-      to: Type.String({ description: "The last day the point covers within the range." }),
-      pageviews: Type.Integer(),
-      visitors: Type.Integer({ description: "Unique visitors of each day, added up over the point's days." }),
-    }),
-    { description: "Every period of the range in time order, empty ones with zeros." },
-  ),
-  interval: stringEnum(SERIES_INTERVALS),
-  status: Type.Literal(200),
-});
-
-const TotalsQueryString = Type.Object({
-  from: Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." }),
-  to: Type.String({ "x-rule": "day", description: "Last UTC day (inclusive), YYYY-MM-DD; not before from." }),
-  compare: Type.Optional(
-    stringEnum(COMPARISONS, {
-      default: "previous",
-      description:
-        "The range to compare with: `previous`, the days of equal number just before; `year`, the same days a year before (29 February: the 28th); `range`, compare_from to compare_to; `none`.",
-    }),
-  ),
-  compare_from: Type.Optional(
-    Type.String({ "x-rule": "day", description: "With compare=range: its first day." }),
-  ),
-  compare_to: Type.Optional(
-    Type.String({ "x-rule": "day", description: "With compare=range: its last day." }),
-  ),
-  filters: FiltersParam,
-});
-
-const TotalsNumbers = Type.Object({
-  visitors: Type.Integer({ description: "Unique visitors of each day, added up." }),
-  pageviews: Type.Integer(),
-  events: Type.Integer({ description: "Custom events." }),
-});
-
-const TotalsBody = Type.Object({
-  data: Type.Object({
-    from: Type.String(),
-    to: Type.String(),
-    totals: TotalsNumbers,
-    comparison: Type.Union([
-      Type.Object({
-        from: Type.String(),
-        to: Type.String(),
-        totals: TotalsNumbers,
-        change: Type.Object(
-          {
-            visitors: Type.Union([Type.Number(), Type.Null()]),
-            pageviews: Type.Union([Type.Number(), Type.Null()]),
-            events: Type.Union([Type.Number(), Type.Null()]),
-          },
-          {
-            description:
-              "From the compared range to this one, in percent (one decimal); null where it had none.",
-          },
-        ),
-      }),
-      Type.Null(),
-    ]),
-  }),
-  status: Type.Literal(200),
-});
-
-const RealtimeBody = Type.Object({
-  data: Type.Object({
-    visitors: Type.Integer({ description: "Unique visitors with a pageview in the last 5 minutes." }),
-    pageviews: Type.Array(
-      Type.Object({
-        minute: Type.String({ description: "The minute's start, ISO-8601 UTC." }),
-        count: Type.Integer(),
-      }),
-      {
-        description:
-          "Pageviews in each of the last 30 minutes, oldest first; the last is the current minute so far.",
-      },
-    ),
-  }),
-  status: Type.Literal(200),
-});
-
 export interface StatsRoutesOptions {
   stats: StatsService;
-  totals: TotalsService;
-  series: TimeSeriesService;
-  realtime: RealtimeService;
   publicUrl: string | null;
 }
 
@@ -249,78 +132,6 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         total: result.total,
         status: 200 as const,
       };
-    },
-  );
-
-  app.get(
-    "/stats/:id/timeseries",
-    {
-      schema: {
-        tags: ["Statistics"],
-        security: [{ bearerAuth: [] }],
-        summary: "Pageviews and visitors over time",
-        description:
-          "Pageviews and unique visitors per hour, day, week or month of the range, every period listed in order with zeros where nothing happened; filtered like any statistic.",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
-        querystring: SeriesQueryString,
-        response: { 200: SeriesBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
-      },
-    },
-    async (request) => {
-      const query = request.query;
-      const interval = query.interval ?? "day";
-      const data = await options.series.read(currentUser(request).id, parseId(request.params.id), {
-        from: query.from,
-        to: query.to,
-        interval,
-        filters: query.filters,
-      });
-      return { data, interval, status: 200 as const };
-    },
-  );
-
-  app.get(
-    "/stats/:id/totals",
-    {
-      schema: {
-        tags: ["Statistics"],
-        security: [{ bearerAuth: [] }],
-        summary: "The top-line numbers of a range, and the change from another",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
-        querystring: TotalsQueryString,
-        response: { 200: TotalsBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
-      },
-    },
-    async (request) => {
-      const query = request.query;
-      const data = await options.totals.read(currentUser(request).id, parseId(request.params.id), {
-        from: query.from,
-        to: query.to,
-        compare: query.compare ?? "previous",
-        compareFrom: query.compare_from,
-        compareTo: query.compare_to,
-        filters: query.filters,
-      });
-      return { data, status: 200 as const };
-    },
-  );
-
-  app.get(
-    "/stats/:id/realtime",
-    {
-      schema: {
-        tags: ["Statistics"],
-        security: [{ bearerAuth: [] }],
-        summary: "Who is on a website now",
-        description:
-          "Unique visitors with a pageview in the last 5 minutes, and pageviews per minute over the last 30, zero-filled. Hits this server has answered are counted, including those not written yet; another server's are at most its flush interval behind.",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
-        response: { 200: RealtimeBody, ...COMMON_ERRORS },
-      },
-    },
-    async (request) => {
-      const data = await options.realtime.read(currentUser(request).id, parseId(request.params.id));
-      return { data, status: 200 as const };
     },
   );
 }
