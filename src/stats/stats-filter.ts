@@ -9,23 +9,13 @@
 // (`==` is, `!=` is not, `~` contains, `!~` does not contain) and a value, with `\;` and
 // `\\` standing for `;` and `\` inside a value.
 
+import type { Dimension } from "./catalog.js";
+
 /** Where an event's value of a filter dimension comes from. */
 export interface FilterDimensionDefinition {
   readonly name: string;
   /** The stored column (the one the statistic of the same name groups by). */
-  readonly column:
-    | "page"
-    | "referrer"
-    | "campaign"
-    | "browser"
-    | "os"
-    | "device"
-    | "resolution"
-    | "language"
-    | "country"
-    | "city"
-    | "continent"
-    | "event";
+  readonly column: Exclude<Dimension, "day" | "hour">;
   /**
    * Which events have a value on it: every event, only visits (pageviews that begin a visit:
    * the landing page is the page of those), or only custom events (whose value is the
