@@ -109,6 +109,8 @@ export class ImportPreparer {
     rejected: SchemaRejections,
     owned: ReadonlyMap<number, TrackedWebsite>,
     now: Date,
+    /** Each event's `Date.parse(ts)`, as the thread computed it when reading the body. */
+    instants: Float64Array,
   ): Promise<{ columns: EventColumns; transfer: ArrayBuffer[]; dropped: Record<DropReason, number> }> {
     const errors = new ImportErrors();
     const latest = now.getTime() + FUTURE_TOLERANCE_MS;
@@ -123,7 +125,7 @@ export class ImportPreparer {
         const event = events[index] as ImportEvent;
         const schema = rejected.get(index);
         if (schema) errors.addEvent(index, schema);
-        const checked = check(event, index, owned, latest, errors, schema);
+        const checked = check(event, index, owned, latest, errors, schema, instants[index] as number);
         // Past the first bad event (or in a batch the schema refused some of), only checks go on.
         if (!checked || !errors.empty || rejected.size > 0) continue;
         const screening = this.pipeline.screenFor(
@@ -151,8 +153,9 @@ export class ImportPreparer {
 }
 
 /**
- * Checks what the schema cannot: ownership, real instants, absolute URLs, IP syntax. Gives
- * the page URL and instant (ms) it parsed, so screening does not parse them again, or null
+ * Checks what the schema cannot: ownership, real instants (`instant` is the event's ts
+ * parsed when the body was read), absolute URLs, IP syntax. Gives the page URL it parsed
+ * and the instant, so screening does not parse them again, or null
  * when `errors` got something or the schema refused the event. A field the schema refused
  * (`schema`) is not checked again: its value may not even have the type checked here.
  */
@@ -163,6 +166,7 @@ function check(
   latest: number,
   errors: ImportErrors,
   schema: FieldErrors | undefined,
+  instant: number,
 ): { url: PageUrl; ts: number } | null {
   if (schema && "" in schema) return null; // not an object: no field to check
   const valid = (name: string) => schema === undefined || !(name in schema);
@@ -176,7 +180,7 @@ function check(
   }
   let ts = Number.NaN;
   if (valid("ts")) {
-    ts = Date.parse(event.ts);
+    ts = instant;
     if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
     else if (ts > latest) fail("ts", "The ts must not be in the future.");
   }

@@ -36,7 +36,7 @@ const preparer = new ImportPreparer(
 );
 const readBody = importBodyReader();
 /** Events of bodies read and not prepared or forgotten yet, by request. */
-const jobs = new Map<number, { events: ImportEvent[]; rejected: SchemaRejections }>();
+const jobs = new Map<number, { events: ImportEvent[]; rejected: SchemaRejections; instants: Float64Array }>();
 
 async function handle(request: ImportRequest): Promise<void> {
   const reply = (message: ImportReply, transfer: ArrayBuffer[] = []) => port?.postMessage(message, transfer);
@@ -45,13 +45,15 @@ async function handle(request: ImportRequest): Promise<void> {
     case "read": {
       const read = readBody(request.body);
       if ("problem" in read) return reply({ type: "problem", id, problem: read.problem });
-      jobs.set(id, read);
-      // Only well-formed times name a day whose salt the batch needs.
+      // Only well-formed times name a day whose salt the batch needs; kept for the checks,
+      // so each ts is parsed once.
       const instants = Float64Array.from(read.events, (event) =>
         typeof event.ts === "string" ? Date.parse(event.ts) : Number.NaN,
       );
+      jobs.set(id, { ...read, instants });
       const websiteIds = namedWebsites(read.events, read.rejected);
-      return reply({ type: "read", id, websiteIds, instants }, [instants.buffer]);
+      const sent = instants.slice();
+      return reply({ type: "read", id, websiteIds, instants: sent }, [sent.buffer]);
     }
     case "prepare": {
       const job = jobs.get(id);
@@ -67,6 +69,7 @@ async function handle(request: ImportRequest): Promise<void> {
           job.rejected,
           owned,
           new Date(request.now),
+          job.instants,
         );
         return reply({ type: "prepared", id, columns, dropped }, transfer);
       } catch (error) {
