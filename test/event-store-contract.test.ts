@@ -26,6 +26,7 @@ import {
 import { HOSTILE } from "./support/hostile-strings.js";
 import { referenceStat } from "./support/reference-stats.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
+import { VARIANTS, visitorPool } from "./support/stat-answers.js";
 import { EXPECTED, FILTERED, FIXTURE_RANGE, fixtureEvents } from "./support/stats-fixture.js";
 import { eventKey, storedEvents, visitorPattern, withoutVisitor } from "./support/stored-events.js";
 
@@ -43,17 +44,9 @@ const HOSTILE_SITE = 9;
 const INSTANT_SITE = 5;
 const REALTIME_SITE = 6;
 
-type Variant = Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">;
-const EVERY_ROW: Variant = { search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 };
-const A_PAGE: Variant = { search: null, sortBy: "count", sort: "asc", limit: 3, offset: 2 };
-const VARIANTS: Variant[] = [
-  EVERY_ROW,
-  { search: null, sortBy: "value", sort: "asc", limit: 100, offset: 0 },
-  A_PAGE,
-  { search: "e", sortBy: "count", sort: "desc", limit: 100, offset: 0 },
-  { search: "%_", sortBy: "value", sort: "desc", limit: 100, offset: 0 },
-  { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
-];
+type Variant = (typeof VARIANTS)[number];
+/** Every row by count, and three rows from the third by count ascending (stat-answers.ts). */
+const [EVERY_ROW, , A_PAGE] = VARIANTS as [Variant, Variant, Variant];
 /** The whole month, one old day, an old and a recent day, the recent days, a month without events. */
 const WINDOWS: [string, string][] = [
   ["2026-06-01", "2026-06-30"],
@@ -125,14 +118,6 @@ async function answers(
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   return result;
-}
-
-/** Visitor hashes over the whole 64-bit range, 30 of them, so visitors repeat within a day. */
-function visitorPool(next: () => number): bigint[] {
-  return Array.from(
-    { length: 30 },
-    () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
-  );
 }
 
 /** Values of randomEvents (seeded-random.ts) per filter dimension, with "" and one never stored. */
