@@ -12,7 +12,7 @@ import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
 import { CSV_CONTENT_TYPE, statsCsv } from "./stats-csv.js";
 import { FiltersParam, FromParam, ToParam } from "./stats-params.js";
-import { parseId } from "./website-routes.js";
+import { IdParams, parseId } from "./website-routes.js";
 
 const StatsQueryString = Type.Object({
   name: stringEnum(STAT_NAMES, {
@@ -75,7 +75,7 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
         summary: "Read a statistic of a website",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        params: IdParams,
         querystring: StatsQueryString,
         response: {
           200: {

@@ -11,7 +11,7 @@ import { COMPARISONS, type TotalsService } from "../stats/totals.js";
 import { currentUser } from "./authenticate.js";
 import { COMMON_ERRORS, stringEnum, ValidationErrorBody } from "./schema-types.js";
 import { FiltersParam, FromParam, ToParam } from "./stats-params.js";
-import { parseId } from "./website-routes.js";
+import { IdParams, parseId } from "./website-routes.js";
 
 const SeriesQueryString = Type.Object({
   from: FromParam,
@@ -130,7 +130,7 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
         summary: "Pageviews and visitors over time",
         description:
           "Pageviews and unique visitors per hour, day, week or month of the range, every period listed in order with zeros where nothing happened; filtered like any statistic.",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        params: IdParams,
         querystring: SeriesQueryString,
         response: { 200: SeriesBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
       },
@@ -155,7 +155,7 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
         summary: "The top-line numbers of a range, and the change from another",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        params: IdParams,
         querystring: TotalsQueryString,
         response: { 200: TotalsBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
       },
@@ -183,7 +183,7 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
         summary: "Who is on a website now",
         description:
           "Unique visitors with a pageview in the last 5 minutes, and pageviews per minute over the last 30, zero-filled. Hits this server has answered are counted, including those not written yet; another server's are at most its flush interval behind.",
-        params: Type.Object({ id: Type.String({ description: "The website id." }) }),
+        params: IdParams,
         response: { 200: RealtimeBody, ...COMMON_ERRORS },
       },
     },

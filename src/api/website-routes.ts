@@ -21,7 +21,9 @@ import {
   WebsiteList,
 } from "./website-schemas.js";
 
-const IdParams = Type.Object({ id: Type.String({ description: "The website id (a positive integer)." }) });
+export const IdParams = Type.Object({
+  id: Type.String({ description: "The website id (a positive integer)." }),
+});
 const tags = ["Websites"];
 const security = [{ bearerAuth: [] }];
 

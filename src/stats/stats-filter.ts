@@ -69,6 +69,11 @@ export const MAX_FILTERS = 10;
 /** No stored value is longer (page URLs are cut at 2,048 characters). */
 const MAX_VALUE_LENGTH = 2048;
 
+/** Whether the operator compares the whole value (is, is not) rather than looks inside it. */
+export function comparesWhole(operator: FilterOperator): boolean {
+  return operator === "is" || operator === "is_not";
+}
+
 /** Whether the operator holds where its positive form (is, contains) does not. */
 export function isNegated(operator: FilterOperator): boolean {
   return operator === "is_not" || operator === "does_not_contain";
@@ -102,7 +107,7 @@ export function parseFilters(raw: string): { filters: StatsFilter[] } | { proble
         problem: `The value of the filter on ${name} must be at most ${MAX_VALUE_LENGTH} characters.`,
       };
     }
-    const contains = operator === "contains" || operator === "does_not_contain";
+    const contains = !comparesWhole(operator);
     if (contains && value === "") {
       return { problem: `The filter ${quote(condition)} must say what the ${name} contains.` };
     }

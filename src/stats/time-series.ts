@@ -7,7 +7,7 @@
 import { ValidationError } from "../errors.js";
 import { daysBetween, daysFrom, mondayOf } from "./day-rule.js";
 import type { StatsPage } from "./stats-query.js";
-import { ALL_ROWS, type StatsRequest, type StatsService } from "./stats-service.js";
+import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
 
 export const SERIES_INTERVALS = ["hour", "day", "week", "month"] as const;
 export type SeriesInterval = (typeof SERIES_INTERVALS)[number];
@@ -66,24 +66,17 @@ export class TimeSeriesService {
 
   async read(userId: number, websiteId: number, request: SeriesRequest): Promise<SeriesPoint[]> {
     const { from, to, interval, filters } = request;
-    if (from <= to && interval === "hour" && daysBetween(from, to) > MAX_HOURLY_DAYS) {
+    checkRange(from, to);
+    if (interval === "hour" && daysBetween(from, to) > MAX_HOURLY_DAYS) {
       throw ValidationError.single(
         "interval",
         `The interval hour is for ranges of at most ${MAX_HOURLY_DAYS} days; this one has ${daysBetween(from, to)}.`,
       );
     }
+    const website = await this.stats.forWebsite(userId, websiteId, filters);
     // Every value of a statistic of days or hours, in one page.
     const read = (name: string, first: string, last: string): Promise<StatsPage> =>
-      this.stats.read(userId, websiteId, {
-        name,
-        from: first,
-        to: last,
-        filters,
-        sortBy: "value",
-        sort: "asc",
-        perPage: ALL_ROWS,
-        page: 1,
-      } satisfies StatsRequest);
+      website.read({ name, from: first, to: last, sortBy: "value", sort: "asc", perPage: ALL_ROWS, page: 1 });
     if (interval !== "hour") {
       const [pageviews, visitors] = await Promise.all([
         read("pageviews", from, to),

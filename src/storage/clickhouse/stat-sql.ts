@@ -5,7 +5,7 @@
 // it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
 // A filtered query counts from each node's raw events (the aggregates count all events).
 
-import { isNegated, type StatsFilter } from "../../stats/stats-filter.js";
+import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import {
   COUNT_ROWS,
@@ -101,10 +101,9 @@ function filterSql(filter: StatsFilter): Sql {
   const column = sqlIdentifier(dimension.column); // a column of the events table, named by the filters only
   // A custom event's name is what comes before the first colon of name:value:unit.
   const text = dimension.of === "events" ? sql`splitByChar(':', ${column})[1]` : column;
-  let held =
-    operator === "is" || operator === "is_not"
-      ? sql`${text} = ${value}`
-      : sql`position(lowerUTF8(${text}), ${value}) > 0`;
+  let held = comparesWhole(operator)
+    ? sql`${text} = ${value}`
+    : sql`position(lowerUTF8(${text}), ${value}) > 0`;
   if (dimension.of === "visits") held = sql`(kind = 0 AND is_visit = 1 AND ${held})`;
   if (dimension.of === "events") held = sql`(kind = 1 AND ${held})`;
   return isNegated(operator) ? sql`NOT (${held})` : held;

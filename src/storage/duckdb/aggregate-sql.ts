@@ -3,7 +3,7 @@
 // and a query summing the folded days with the open ones counted from their raw events.
 
 import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
-import { isNegated, type StatsFilter } from "../../stats/stats-filter.js";
+import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
@@ -116,14 +116,12 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string): string
   const { dimension, operator } = filter;
   const value = bind(filter.value);
   const holds = (text: string) =>
-    operator === "is" || operator === "is_not"
-      ? `${text} = ${value}`
-      : `strpos(lower(${text}), ${value}) > 0`;
+    comparesWhole(operator) ? `${text} = ${value}` : `strpos(lower(${text}), ${value}) > 0`;
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension.column);
   let held: string;
   if (field < 0) {
     // An event whose place has no names (none, or an unknown code) has "" for each.
-    const unnamed = (operator === "is" || operator === "is_not") && filter.value === "";
+    const unnamed = comparesWhole(operator) && filter.value === "";
     held = `(e.place IN (SELECT id FROM place_names WHERE ${holds(`coalesce(${dimension.column}, '')`)})${
       unnamed ? " OR e.place NOT IN (SELECT id FROM place_names)" : ""
     })`;
