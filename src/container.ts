@@ -137,6 +137,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const stats = new StatsService(metadata.websites, eventStore);
   const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
+    zoneChanged: (websiteId, zone) => eventStore.setZone(websiteId, zone),
     deleted: async (websiteId) => {
       buffer.discardWebsite(websiteId);
       await eventStore.deleteWebsite(websiteId);

@@ -21,8 +21,9 @@ const missing = clickhouseMissing();
 
 const START = Date.UTC(2026, 5, 10);
 const WHOLE = { from: "2026-06-01", to: "2026-06-30" };
-const PAGE: Pick<StatsQuery, "filters" | "search" | "sortBy" | "sort" | "limit" | "offset"> = {
+const PAGE: Pick<StatsQuery, "filters" | "zone" | "search" | "sortBy" | "sort" | "limit" | "offset"> = {
   filters: [],
+  zone: "UTC",
   search: null,
   sortBy: "count",
   sort: "desc",

@@ -62,7 +62,15 @@ async function openDays(store: ProvisionedClickHouse, websiteId: number): Promis
     stat: statByName("visitors") ?? assert.fail(),
     from: day(0),
     to: day(3),
-    ...({ filters: [], search: null, sortBy: "count", sort: "desc", limit: 10, offset: 0 } as const),
+    ...({
+      filters: [],
+      zone: "UTC",
+      search: null,
+      sortBy: "count",
+      sort: "desc",
+      limit: 10,
+      offset: 0,
+    } as const),
   };
   await onNodes<DayPlan>(store, async (run) => {
     for (const plan of await run(visitorPlanSql(query, sqlIdentifier(database)).text))

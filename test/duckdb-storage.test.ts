@@ -22,7 +22,15 @@ import { random, randomEvents } from "./support/seeded-random.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
-const QUERY = { filters: [], search: null, sortBy: "count", sort: "desc", limit: 100, offset: 0 } as const;
+const QUERY = {
+  filters: [],
+  zone: "UTC",
+  search: null,
+  sortBy: "count",
+  sort: "desc",
+  limit: 100,
+  offset: 0,
+} as const;
 
 describe("embedded store file", () => {
   it("makes new files with 64 KiB blocks and opens files of 256 KiB blocks", async () => {

@@ -73,6 +73,7 @@ function query(websiteId: number, name: string, options: Partial<StatsQuery> = {
     stat: statByName(name) ?? assert.fail(`no statistic ${name}`),
     ...FIXTURE_RANGE,
     filters: [],
+    zone: "UTC",
     search: null,
     sortBy: "count",
     sort: "desc",
@@ -94,6 +95,7 @@ async function answers(
   windows = WINDOWS,
   variants = VARIANTS,
   filterSets: readonly (readonly StatsFilter[])[] = [[]],
+  zone = "UTC",
 ): Promise<Record<string, StatsPage>> {
   const queries: [string, StatsQuery][] = [];
   for (const stat of STATS) {
@@ -102,7 +104,7 @@ async function answers(
         for (const [f, filters] of filterSets.entries()) {
           queries.push([
             `${stat.name} ${from}..${to} #${i} filters #${f}`,
-            { websiteId, stat, from, to, filters, ...variant },
+            { websiteId, stat, zone, from, to, filters, ...variant },
           ]);
         }
       }
@@ -163,6 +165,65 @@ function randomBatches(seed: number, batches: number, most: number): StoredEvent
       visitor: () => pick(next, visitors),
     }).map((event) => ({ ...event, websiteId: event.websiteId === 1 ? 11 : 12 })),
   );
+}
+
+/** The website counted in a time zone, and the windows around Berlin's change of 29 March 2026. */
+const ZONE_SITE = 8;
+const ZONE_WINDOWS: [string, string][] = [
+  ["2026-03-25", "2026-04-02"],
+  ["2026-03-29", "2026-03-29"],
+  ["2026-03-28", "2026-03-30"],
+];
+
+/**
+ * Pageviews around Berlin's change to summer time (01:00 UTC on 29 March 2026), each
+ * visitor's hash salted per Berlin day as the pipeline would: UTC 22:30 on the 28th is 23:30
+ * there, 23:30 is 00:30 on the 29th, 00:59:59 is 01:59:59, 01:00 is 03:00, 21:59:59 is 23:59:59,
+ * 22:00 is midnight of the 30th.
+ */
+function berlinEvents(): StoredEvent[] {
+  const base = fixtureEvents(ZONE_SITE)[0] as StoredEvent;
+  const at = (ts: string, visitor: bigint, page: string): StoredEvent => ({
+    ...base,
+    ts: new Date(ts),
+    visitor,
+    kind: "pageview",
+    isVisit: true,
+    page,
+    event: "",
+  });
+  return [
+    at("2026-03-28T22:30:00Z", 101n, "/a"),
+    at("2026-03-28T23:30:00Z", 201n, "/b"),
+    at("2026-03-29T00:59:59Z", 201n, "/b"),
+    at("2026-03-29T01:00:00Z", 201n, "/b"),
+    at("2026-03-29T21:59:59Z", 202n, "/c"),
+    at("2026-03-29T22:00:00Z", 301n, "/a"),
+  ];
+}
+
+/**
+ * Random events of ZONE_SITE over 25 March to 2 April 2026, a visitor's hash salted per
+ * local day of `zone` as the pipeline's are (a person is one hash a day, another the next).
+ */
+function zoneEvents(seed: number, zone: string): StoredEvent[] {
+  const next = random(seed);
+  const people = Array.from({ length: 40 }, (_, i) => BigInt(i + 1));
+  const dayIn = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  });
+  return randomEvents(next, 600, {
+    start: Date.UTC(2026, 2, 25),
+    days: 9,
+    visitor: () => pick(next, people),
+  }).map((event) => ({
+    ...event,
+    websiteId: ZONE_SITE,
+    visitor: event.visitor * 100_000n + BigInt(Date.parse(dayIn.format(event.ts)) / 86_400_000),
+  }));
 }
 
 async function exported(store: EventStore, options?: ExportOptions): Promise<StoredEvent[][]> {
@@ -690,6 +751,120 @@ for (const engine of EVENT_STORES) {
         await check("once deleted");
         await store.rebuildAggregates();
         await check("after a rebuild");
+      } finally {
+        await close();
+      }
+    });
+
+    it("counts the local days and hours of a website's zone, a 23-hour day included, as computed by hand", async () => {
+      const { store, close } = await openTestStore(engine, clock());
+      try {
+        await store.setZone(ZONE_SITE, "Europe/Berlin");
+        await store.insert(berlinEvents());
+        const berlin = { zone: "Europe/Berlin", from: "2026-03-28", to: "2026-03-30" };
+        const utc = { zone: "UTC", from: "2026-03-28", to: "2026-03-30" };
+        const byHand = async () => ({
+          pageviews: pairs(
+            await store.queryStat(query(ZONE_SITE, "pageviews", { ...berlin, sortBy: "value", sort: "asc" })),
+          ),
+          visitors: pairs(
+            await store.queryStat(query(ZONE_SITE, "visitors", { ...berlin, sortBy: "value", sort: "asc" })),
+          ),
+          hours: pairs(
+            await store.queryStat(
+              query(ZONE_SITE, "pageviews_hours", { ...berlin, sortBy: "value", sort: "asc" }),
+            ),
+          ),
+          visitorHours: pairs(
+            await store.queryStat(
+              query(ZONE_SITE, "visitors_hours", { ...berlin, sortBy: "value", sort: "asc" }),
+            ),
+          ),
+          oneDay: pairs(
+            await store.queryStat(
+              query(ZONE_SITE, "page", { ...berlin, from: "2026-03-29", to: "2026-03-29" }),
+            ),
+          ),
+          inUtc: pairs(
+            await store.queryStat(query(ZONE_SITE, "visitors", { ...utc, sortBy: "value", sort: "asc" })),
+          ),
+        });
+        // 03-29 in Berlin runs from 23:00 UTC on the 28th for 23 hours: 02:00 never comes.
+        const expected = {
+          pageviews: [
+            ["2026-03-28", 1],
+            ["2026-03-29", 4],
+            ["2026-03-30", 1],
+          ],
+          visitors: [
+            ["2026-03-28", 1],
+            ["2026-03-29", 2],
+            ["2026-03-30", 1],
+          ],
+          hours: [
+            ["00", 2],
+            ["01", 1],
+            ["03", 1],
+            ["23", 2],
+          ],
+          visitorHours: [
+            ["00", 2],
+            ["01", 1],
+            ["03", 1],
+            ["23", 2],
+          ],
+          oneDay: [
+            ["/b", 3],
+            ["/c", 1],
+          ],
+          inUtc: [
+            ["2026-03-28", 2],
+            ["2026-03-29", 3],
+          ],
+        };
+        assert.deepEqual(await byHand(), expected, "counted from the events");
+        await store.rebuildAggregates(ZONE_SITE);
+        assert.deepEqual(await byHand(), expected, "after folding the days");
+      } finally {
+        await close();
+      }
+    });
+
+    it("counts every statistic in any zone, before and after the website's zone changes", async () => {
+      const { store, close } = await openTestStore(engine, clock());
+      try {
+        const events: StoredEvent[] = [];
+        const insert = async (batch: StoredEvent[]) => {
+          await store.insert(batch);
+          events.push(...batch);
+        };
+        const check = async (when: string) => {
+          for (const zone of ["Europe/Berlin", "UTC", "Asia/Kathmandu", "America/Santiago"]) {
+            assert.deepEqual(
+              await answers((q) => store.queryStat(q), ZONE_SITE, ZONE_WINDOWS, SOME_VARIANTS, [[]], zone),
+              await answers(
+                (q) => referenceStat(events, q),
+                ZONE_SITE,
+                ZONE_WINDOWS,
+                SOME_VARIANTS,
+                [[]],
+                zone,
+              ),
+              `${zone} ${when}`,
+            );
+          }
+        };
+        await insert(zoneEvents(31, "UTC"));
+        await store.rebuildAggregates(ZONE_SITE);
+        await check("in UTC, folded");
+        await store.setZone(ZONE_SITE, "Europe/Berlin");
+        await check("just after the change");
+        await store.rebuildAggregates(ZONE_SITE);
+        await check("folded in Berlin");
+        await insert(zoneEvents(32, "Europe/Berlin"));
+        await check("with days written again");
+        await store.rebuildAggregates();
+        await check("folded again");
       } finally {
         await close();
       }

@@ -22,6 +22,7 @@ const website: WebsiteRecord = {
   excludeBots: 1,
   excludeParams: null,
   excludeIps: null,
+  timezone: "UTC",
   createdAt: NOW,
   updatedAt: NOW,
 };

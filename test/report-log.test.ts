@@ -34,6 +34,7 @@ async function addWebsite(store: MetadataStore, userId: number, domain: string, 
     excludeBots: 1,
     excludeParams: null,
     excludeIps: null,
+    timezone: "UTC",
     now: T0,
   });
 }

@@ -23,6 +23,9 @@ import { createTestApp, type TestApp } from "./support/test-app.js";
 
 type Rows = [string, number][];
 
+const UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+
 async function statRows(t: TestApp, key: string, id: number, query: string): Promise<Rows> {
   const response = await t.call(key, { url: `/api/v1/stats/${id}?${query}` });
   assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
@@ -322,6 +325,70 @@ describe("statistics of the fixture through the API", () => {
       `/api/v1/stats/${otherId}?name=event&${range}&format=csv&sort_by=value&sort=asc`,
     );
     assert.equal(events.body, 'value,count\r\n\'-1::,1\r\n"\'=SUM(1,2) ""x""::",1\r\nplain::,1\r\n');
+  });
+
+  it("counts the days and hours of the website's time zone, and all of them again when it changes", async () => {
+    const t = await createTestApp({}, new ManualClock("2026-04-10T00:00:00Z"));
+    try {
+      const key = await t.createUser();
+      const created = await t.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "berlin.example", timezone: "Europe/Berlin" },
+      });
+      const id = created.json().data.id;
+      // Around Berlin's change to summer time at 01:00 UTC on 29 March 2026.
+      const at = (ts: string, ip: string) => ({
+        website_id: id,
+        ts,
+        page: "https://berlin.example/",
+        ip,
+        user_agent: UA,
+      });
+      const imported = await t.call(key, {
+        method: "POST",
+        url: "/api/v1/events",
+        json: {
+          events: [
+            at("2026-03-28T22:30:00Z", "81.2.69.1"),
+            at("2026-03-28T23:30:00Z", "81.2.69.2"),
+            at("2026-03-29T00:30:00Z", "81.2.69.2"),
+            at("2026-03-29T01:30:00Z", "81.2.69.2"),
+          ],
+        },
+      });
+      assert.equal(imported.statusCode, 202, imported.body);
+      const days = "from=2026-03-28&to=2026-03-29&sort_by=value&sort=asc";
+      // One person's three pageviews from 00:30 to 03:30 Berlin time: one visitor that day.
+      assert.deepEqual(await statRows(t, key, id, `name=pageviews&${days}`), [
+        ["2026-03-28", 1],
+        ["2026-03-29", 3],
+      ]);
+      assert.deepEqual(await statRows(t, key, id, `name=visitors&${days}`), [
+        ["2026-03-28", 1],
+        ["2026-03-29", 1],
+      ]);
+      assert.deepEqual(await statRows(t, key, id, `name=pageviews_hours&${days}`), [
+        ["00", 1],
+        ["01", 1],
+        ["03", 1],
+        ["23", 1],
+      ]);
+      const hourly = await t.call(key, {
+        url: `/api/v1/stats/${id}/timeseries?from=2026-03-29&to=2026-03-29&interval=hour`,
+      });
+      const periods = hourly.json().data.map((point: { period: string }) => point.period);
+      assert.equal(periods.length, 23, "a day of 23 hours");
+      assert.ok(!periods.includes("2026-03-29T02"), "02:00 never came");
+      // In UTC the same events fall on other days.
+      await t.call(key, { method: "PUT", url: `/api/v1/websites/${id}`, form: { timezone: "UTC" } });
+      assert.deepEqual(await statRows(t, key, id, `name=pageviews&${days}`), [
+        ["2026-03-28", 2],
+        ["2026-03-29", 2],
+      ]);
+    } finally {
+      await t.close();
+    }
   });
 
   it("pages with the flat paginator shape and integer counts", async () => {

@@ -85,6 +85,7 @@ describe("the embedded store's control socket", () => {
         from: "2026-04-01",
         to: "2026-04-03",
         filters: [],
+        zone: "UTC",
         search: null,
         sortBy: "count" as const,
         sort: "desc" as const,

@@ -16,6 +16,9 @@ import { freshMetadata, type TestMetadata } from "./support/test-metadata.js";
 const UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15";
 
+/** The UTC date of an instant (Date or ms) as a day number: a salt's day for a website in UTC. */
+const d = (instant: Date | number) => Math.floor(new Date(instant).getTime() / 86_400_000);
+
 describe("visitor hasher", () => {
   const dir = tempDir();
   let metadata: TestMetadata;
@@ -41,16 +44,16 @@ describe("visitor hasher", () => {
     const b = new VisitorHasher(second.salts, clock);
     const now = clock.now();
     const [fromA, fromB] = await Promise.all([
-      a.visitorId(now, 1, "81.2.69.142", UA),
-      b.visitorId(now, 1, "81.2.69.142", UA),
+      a.visitorId(d(now), 1, "81.2.69.142", UA),
+      b.visitorId(d(now), 1, "81.2.69.142", UA),
     ]);
     assert.equal(fromA, fromB, "both servers agree on the day's salt");
-    assert.equal(await a.visitorId(new Date("2026-06-01T23:59:59Z"), 1, "81.2.69.142", UA), fromA);
-    assert.notEqual(await a.visitorId(now, 2, "81.2.69.142", UA), fromA, "another website");
-    assert.notEqual(await a.visitorId(now, 1, "81.2.69.143", UA), fromA, "another address");
-    assert.notEqual(await a.visitorId(now, 1, "81.2.69.142", `${UA} x`), fromA, "another browser");
+    assert.equal(await a.visitorId(d(new Date("2026-06-01T23:59:59Z")), 1, "81.2.69.142", UA), fromA);
+    assert.notEqual(await a.visitorId(d(now), 2, "81.2.69.142", UA), fromA, "another website");
+    assert.notEqual(await a.visitorId(d(now), 1, "81.2.69.143", UA), fromA, "another address");
+    assert.notEqual(await a.visitorId(d(now), 1, "81.2.69.142", `${UA} x`), fromA, "another browser");
     assert.notEqual(
-      await a.visitorId(new Date("2026-06-02T00:00:00Z"), 1, "81.2.69.142", UA),
+      await a.visitorId(d(new Date("2026-06-02T00:00:00Z")), 1, "81.2.69.142", UA),
       fromA,
       "next day",
     );
@@ -60,12 +63,12 @@ describe("visitor hasher", () => {
     const clock = new ManualClock("2026-06-10T10:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);
     const now = clock.now();
-    assert.equal(hasher.visitorIdNow(now, 1, "81.2.69.142", UA), undefined, "the salt is not loaded yet");
-    const id = await hasher.visitorId(now, 1, "81.2.69.142", UA);
-    assert.equal(hasher.visitorIdNow(now, 1, "81.2.69.142", UA), id);
+    assert.equal(hasher.visitorIdNow(d(now), 1, "81.2.69.142", UA), undefined, "the salt is not loaded yet");
+    const id = await hasher.visitorId(d(now), 1, "81.2.69.142", UA);
+    assert.equal(hasher.visitorIdNow(d(now), 1, "81.2.69.142", UA), id);
     const yesterday = new Date("2026-06-09T08:00:00Z");
     assert.equal(
-      hasher.visitorIdNow(yesterday, 1, "81.2.69.142", UA),
+      hasher.visitorIdNow(d(yesterday), 1, "81.2.69.142", UA),
       undefined,
       "each day has its own salt",
     );
@@ -74,18 +77,18 @@ describe("visitor hasher", () => {
   it("deletes a day's salt after 48 hours, so its ids can never be recomputed", async () => {
     const clock = new ManualClock("2026-07-01T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);
-    const day1 = await hasher.visitorId(clock.now(), 1, "8.8.8.8", UA);
+    const day1 = await hasher.visitorId(d(clock.now()), 1, "8.8.8.8", UA);
     clock.set("2026-07-02T12:00:00Z");
     assert.equal(
-      await hasher.visitorId(new Date("2026-07-01T12:00:00Z"), 1, "8.8.8.8", UA),
+      await hasher.visitorId(d(new Date("2026-07-01T12:00:00Z")), 1, "8.8.8.8", UA),
       day1,
       "yesterday's salt is still kept",
     );
     clock.set("2026-07-03T00:00:01Z");
-    await hasher.visitorId(clock.now(), 1, "8.8.8.8", UA); // the new day's first hit prunes old salts
+    await hasher.visitorId(d(clock.now()), 1, "8.8.8.8", UA); // the new day's first hit prunes old salts
     assert.equal(await probe(first, "2026-07-01", clock.now()), "probe", "day 1's salt is gone");
     const again = new VisitorHasher(second.salts, clock);
-    assert.notEqual(await again.visitorId(new Date("2026-07-01T12:00:00Z"), 1, "8.8.8.8", UA), day1);
+    assert.notEqual(await again.visitorId(d(new Date("2026-07-01T12:00:00Z")), 1, "8.8.8.8", UA), day1);
   });
 
   it("keeps an older day's salt for every request of an import, until 48 hours after its last use", async () => {
@@ -93,19 +96,22 @@ describe("visitor hasher", () => {
     const a = new VisitorHasher(first.salts, clock);
     const b = new VisitorHasher(second.salts, clock); // the next request may reach another server
     const instant = Date.parse("2026-01-01T10:00:00Z");
-    const [[day, salt] = ["", ""]] = await a.saltsFor([instant, instant + 3_600_000]);
+    const [[day, salt] = ["", ""]] = await a.saltsFor([d(instant), d(instant + 3_600_000)]);
     assert.equal(day, "2026-01-01", "one salt a day, however many events");
-    assert.deepEqual(await b.saltsFor([instant]), [[day, salt]], "stored, so every request gets it");
+    assert.deepEqual(await b.saltsFor([d(instant)]), [[day, salt]], "stored, so every request gets it");
     const threadA = new GivenSaltsHasher();
     threadA.use([[day, salt]]);
     const old = new Date(instant);
-    assert.equal(threadA.visitorIdNow(old, 1, "8.8.8.8", UA), await a.visitorId(old, 1, "8.8.8.8", UA));
-    assert.throws(() => threadA.visitorIdNow(new Date("2026-01-02T00:00:00Z"), 1, "8.8.8.8", UA), /no salt/);
+    assert.equal(threadA.visitorIdNow(d(old), 1, "8.8.8.8", UA), await a.visitorId(d(old), 1, "8.8.8.8", UA));
+    assert.throws(
+      () => threadA.visitorIdNow(d(new Date("2026-01-02T00:00:00Z")), 1, "8.8.8.8", UA),
+      /no salt/,
+    );
 
     clock.set("2026-08-12T11:59:59Z"); // 47:59:59 after the last use
-    assert.deepEqual(await b.saltsFor([instant]), [[day, salt]], "a use keeps it 48 hours more");
+    assert.deepEqual(await b.saltsFor([d(instant)]), [[day, salt]], "a use keeps it 48 hours more");
     clock.set("2026-08-14T12:00:00Z"); // 48 hours after that use
-    await a.visitorId(clock.now(), 1, "8.8.8.8", UA); // today's first hit deletes expired salts
+    await a.visitorId(d(clock.now()), 1, "8.8.8.8", UA); // today's first hit deletes expired salts
     assert.equal(await probe(first, day, clock.now()), "probe", "then it is deleted");
   });
 
@@ -113,8 +119,8 @@ describe("visitor hasher", () => {
     const clock = new ManualClock("2026-09-10T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);
     const old = new Date("2026-09-01T09:00:00Z");
-    const id = await hasher.visitorId(old, 1, "8.8.8.8", UA);
-    assert.equal(await new VisitorHasher(second.salts, clock).visitorId(old, 1, "8.8.8.8", UA), id);
+    const id = await hasher.visitorId(d(old), 1, "8.8.8.8", UA);
+    assert.equal(await new VisitorHasher(second.salts, clock).visitorId(d(old), 1, "8.8.8.8", UA), id);
   });
 });
 

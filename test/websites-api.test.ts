@@ -41,6 +41,7 @@ describe("websites API", () => {
       "exclude_bots",
       "exclude_params",
       "exclude_ips",
+      "timezone",
       "created_at",
       "updated_at",
     ]);
@@ -53,6 +54,7 @@ describe("websites API", () => {
     assert.equal(body.data.exclude_bots, 1);
     assert.equal(body.data.exclude_params, null);
     assert.equal(body.data.exclude_ips, null);
+    assert.equal(body.data.timezone, "UTC");
     assert.equal(body.data.created_at, "2024-01-15T10:20:30.123000Z");
     assert.match(body.data.updated_at, TIMESTAMP);
   });
@@ -234,6 +236,32 @@ describe("websites API", () => {
     assert.equal(updated.exclude_params, "ref");
     assert.equal(updated.created_at, created.created_at);
     assert.notEqual(updated.updated_at, created.updated_at);
+  });
+
+  it("keeps the time zone of the statistics: an IANA name, in its canonical spelling", async () => {
+    const created = await create({ domain: "zoned.example", timezone: "america/new_york" });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id, timezone } = created.json().data;
+    assert.equal(timezone, "America/New_York");
+    const changed = await update(id, { timezone: "Asia/Kolkata" });
+    assert.equal(changed.json().data.timezone, "Asia/Kolkata");
+    assert.equal(
+      (await update(id, { email: "1" })).json().data.timezone,
+      "Asia/Kolkata",
+      "kept when not sent",
+    );
+    for (const bad of ["Mars/Olympus", "+05:00", ""]) {
+      const refused = await update(id, { timezone: bad });
+      assert.equal(refused.statusCode, 422, bad);
+      assert.deepEqual(refused.json().message, {
+        timezone: [
+          "The timezone must be a time zone name of the IANA database, such as Europe/Berlin or UTC.",
+        ],
+      });
+    }
+    const refused = await create({ domain: "zoned2.example", timezone: "Europe/Nowhere" });
+    assert.equal(refused.statusCode, 422);
+    assert.ok(refused.json().message.timezone);
   });
 
   it("clears a list or the password when sent empty", async () => {

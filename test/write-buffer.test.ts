@@ -60,6 +60,7 @@ class FlakyStore implements EventStore {
   queryRealtime = (query: Parameters<EventStore["queryRealtime"]>[0]) => this.real.queryRealtime(query);
   rebuildAggregates = (id?: number) => this.real.rebuildAggregates(id);
   deleteWebsite = (id: number) => this.real.deleteWebsite(id);
+  setZone = (id: number, zone: string) => this.real.setZone(id, zone);
   countEvents = (id?: number) => this.real.countEvents(id);
   exportEvents = (options?: Parameters<EventStore["exportEvents"]>[0]) => this.real.exportEvents(options);
   ping = () => this.real.ping();

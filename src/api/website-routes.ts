@@ -158,6 +158,7 @@ function toSettings(body: Static<typeof UpdateWebsiteBody>): WebsiteSettings {
     excludeBots: body.exclude_bots,
     excludeParams: body.exclude_params,
     excludeIps: body.exclude_ips,
+    timezone: body.timezone,
   };
 }
 
@@ -172,6 +173,7 @@ function toResource(website: WebsiteRecord) {
     exclude_bots: website.excludeBots,
     exclude_params: website.excludeParams,
     exclude_ips: website.excludeIps,
+    timezone: website.timezone,
     created_at: formatTimestamp(website.createdAt),
     updated_at: formatTimestamp(website.updatedAt),
   };

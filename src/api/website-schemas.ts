@@ -29,6 +29,9 @@ export const Website = Type.Object(
     exclude_bots: integerEnum(FLAG_VALUES, { description: "1 when hits from bots are dropped." }),
     exclude_params: nullableText("Excluded query parameters, one per line (`&` strips the whole query)."),
     exclude_ips: nullableText("Excluded IP addresses and CIDR blocks, one per line."),
+    timezone: Type.String({
+      description: "IANA time zone (e.g. Europe/Berlin) of the statistics' days and hours; UTC by default.",
+    }),
     created_at: Type.String({ description: "ISO-8601 UTC with microseconds." }),
     updated_at: Type.String({ description: "ISO-8601 UTC with microseconds." }),
   },
@@ -74,6 +77,14 @@ const settingsFields = (withDefaults: boolean) => {
         "x-rule": "ip-list",
         description:
           "IP addresses or CIDR blocks (IPv4 or IPv6) whose hits are dropped, separated by newlines or commas.",
+      }),
+    ),
+    timezone: Type.Optional(
+      Type.String({
+        "x-rule": "time-zone",
+        description:
+          "IANA time zone name (Europe/Berlin, America/New_York, UTC) whose days and hours the statistics count in. Changing it re-counts all stored history in the new zone.",
+        ...(withDefaults ? { default: WEBSITE_DEFAULTS.timezone } : {}),
       }),
     ),
   };

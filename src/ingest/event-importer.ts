@@ -11,6 +11,7 @@
 import { isIP } from "node:net";
 import type { Clock } from "../clock.js";
 import type { FieldErrors } from "../errors.js";
+import { zoneRule } from "../stats/time-zone.js";
 import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
 import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
@@ -84,7 +85,7 @@ export class EventImporter {
       // their events are refused.
       const now = this.clock.now();
       const latest = now.getTime() + FUTURE_TOLERANCE_MS;
-      const salts = await this.visitors.saltsFor(job.instants.filter((instant) => instant <= latest));
+      const salts = await this.visitors.saltsFor(localDays(job.instants, latest, owned));
       prepared = await job.prepare(owned, salts, now);
     } finally {
       job.forget();
@@ -92,6 +93,20 @@ export class EventImporter {
     await this.store.insert(fromColumns(prepared.columns));
     return { accepted: prepared.columns.count, dropped: prepared.dropped };
   }
+}
+
+/**
+ * The days whose salts an import's events may need: each instant's local date in the zone
+ * of each website the body names (the thread that reads the body does not say which event
+ * is whose), except instants too far ahead (their events are refused).
+ */
+function localDays(instants: Float64Array, latest: number, websites: readonly WebsiteRecord[]): Set<number> {
+  const days = new Set<number>();
+  for (const zone of new Set(websites.map((website) => website.timezone))) {
+    const rule = zoneRule(zone);
+    for (const instant of instants) if (instant <= latest) days.add(rule.dayOf(instant));
+  }
+  return days;
 }
 
 /**

@@ -120,9 +120,10 @@ export class IngestPipeline {
       const hit = hits[i] as ScreenedHit;
       const { ts, websiteId, ip, userAgent } = hit;
       const location = geo.lookupNow(ip) ?? (await geo.lookup(ip));
+      const day = hit.website.zone.dayOf(ts.getTime());
       const visitor =
-        visitors.visitorIdNow(ts, websiteId, ip, userAgent) ??
-        (await visitors.visitorId(ts, websiteId, ip, userAgent));
+        visitors.visitorIdNow(day, websiteId, ip, userAgent) ??
+        (await visitors.visitorId(day, websiteId, ip, userAgent));
       events[i] = enriched(hit, location, visitor);
     }
     return events;

@@ -1,4 +1,5 @@
-// The visitor id: a keyed hash of website + IP + user agent, with a random salt per UTC day.
+// The visitor id: a keyed hash of website + IP + user agent, with a random salt per day: the
+// hit's date in its website's time zone, so a person is one visitor for a whole local day.
 // Salts live in the metadata store (so every server agrees, and an import sent in many
 // requests counts a visitor once a day) and are deleted 48 hours after their last use:
 // today's and yesterday's as the days pass, a day an import used 48 hours after that import.
@@ -18,14 +19,17 @@ const KEEP_MS = 2 * DAY_MS;
  */
 type Salt = string;
 
-/** Salts by UTC day (YYYY-MM-DD), as an import thread is given them. */
+/** Salts by day (YYYY-MM-DD), as an import thread is given them. */
 export type DaySalts = [day: string, salt: Salt][];
 
 /** What the ingest pipeline asks for a visitor id. */
 export interface VisitorIds {
-  /** The visitor id now, or undefined while the salt of its day is still being loaded. */
-  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint | undefined;
-  visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint>;
+  /**
+   * The visitor id now, or undefined while the salt of its day is still being loaded. `day`
+   * is the hit's local date in its website's zone, in days since 1970-01-01 (ZoneRule.dayOf).
+   */
+  visitorIdNow(day: number, websiteId: number, ip: string, userAgent: string): bigint | undefined;
+  visitorId(day: number, websiteId: number, ip: string, userAgent: string): Promise<bigint>;
 }
 
 /**
@@ -71,24 +75,22 @@ export class VisitorHasher implements VisitorIds {
     private readonly clock: Clock,
   ) {}
 
-  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
-    return hashVisitor(await this.saltFor(dayNumberOf(ts)), websiteId, ip, userAgent);
+  async visitorId(day: number, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
+    return hashVisitor(await this.saltFor(day), websiteId, ip, userAgent);
   }
 
-  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint | undefined {
-    const salt = this.saltFor(dayNumberOf(ts));
+  visitorIdNow(day: number, websiteId: number, ip: string, userAgent: string): bigint | undefined {
+    const salt = this.saltFor(day);
     return typeof salt === "string" ? hashVisitor(salt, websiteId, ip, userAgent) : undefined;
   }
 
   /**
-   * The salts of the UTC days of `instants` (ms), loaded or created, each kept for 48 hours
+   * The salts of `days` (days since 1970-01-01), loaded or created, each kept for 48 hours
    * from now: what an import hashes its events with. Every request of an import, on any
    * server, gets the same salt for a day while the import goes on.
    */
-  async saltsFor(instants: Iterable<number>): Promise<DaySalts> {
-    const days = new Set<number>();
-    for (const instant of instants) if (Number.isFinite(instant)) days.add(Math.floor(instant / DAY_MS));
-    return this.stored([...days], () => true);
+  async saltsFor(days: Iterable<number>): Promise<DaySalts> {
+    return this.stored([...new Set(days)], () => true);
   }
 
   private saltFor(dayNumber: number): Promise<Salt> | Salt {
@@ -96,8 +98,8 @@ export class VisitorHasher implements VisitorIds {
   }
 
   /**
-   * A day's salt from the store. Only today's and yesterday's stay in memory (what live hits
-   * use); an older day's is read each time, as it may have been deleted and made anew
+   * A day's salt from the store. Only those from yesterday on stay in memory (what live hits
+   * use: tomorrow's too, where a website's zone is ahead of UTC); an older day's is read each time, as it may have been deleted and made anew
    * meanwhile, and reading it counts as an import's use.
    */
   private storedSalt(dayNumber: number): Promise<Salt> {
@@ -158,13 +160,13 @@ export class GivenSaltsHasher implements VisitorIds {
     this.salts = new Map(salts.map(([day, salt]) => [dayNumberOf(new Date(`${day}T00:00:00Z`)), salt]));
   }
 
-  visitorIdNow(ts: Date, websiteId: number, ip: string, userAgent: string): bigint {
-    const salt = this.salts.get(dayNumberOf(ts));
-    if (salt === undefined) throw new Error(`no salt was given for ${utcDay(ts)}`);
+  visitorIdNow(day: number, websiteId: number, ip: string, userAgent: string): bigint {
+    const salt = this.salts.get(day);
+    if (salt === undefined) throw new Error(`no salt was given for ${utcDay(new Date(day * DAY_MS))}`);
     return hashVisitor(salt, websiteId, ip, userAgent);
   }
 
-  async visitorId(ts: Date, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
-    return this.visitorIdNow(ts, websiteId, ip, userAgent);
+  async visitorId(day: number, websiteId: number, ip: string, userAgent: string): Promise<bigint> {
+    return this.visitorIdNow(day, websiteId, ip, userAgent);
   }
 }

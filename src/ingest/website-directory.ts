@@ -6,6 +6,7 @@
 import type { BlockList } from "node:net";
 import type { Clock } from "../clock.js";
 import { ipBlockList } from "../ip-block-list.js";
+import { type ZoneRule, zoneRule } from "../stats/time-zone.js";
 import type { WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 
 export interface TrackedWebsite {
@@ -16,6 +17,8 @@ export interface TrackedWebsite {
   excludedParams: ReadonlySet<string> | null;
   /** exclude_params holds `&`: drop the whole query string. */
   stripQuery: boolean;
+  /** The website's time zone: a visitor's salt is that of the hit's local date. */
+  zone: ZoneRule;
 }
 
 const TTL_MS = 10_000;
@@ -60,5 +63,6 @@ export function trackedWebsite(record: WebsiteRecord): TrackedWebsite {
     excludedIps: record.excludeIps ? ipBlockList(record.excludeIps.split("\n")) : null,
     excludedParams: params.length > 0 ? new Set(params.filter((p) => p !== "&")) : null,
     stripQuery: params.includes("&"),
+    zone: zoneRule(record.timezone),
   };
 }

@@ -1,4 +1,5 @@
-// The date range of a stats page: `?from=&to=` (inclusive UTC days) or the last 30 days,
+// The date range of a stats page: `?from=&to=` (inclusive days of the website's zone; `now`
+// is its wall clock, ZoneRule.wallClock) or the last 30 days,
 // the period just before it (for the change figures), and the picker's presets.
 
 import { addDays, dayOf, daysBetween, daysFrom, parseDay } from "../stats/day-rule.js";

@@ -10,6 +10,7 @@ import { Type } from "typebox";
 import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
 import type { StatsService } from "../stats/stats-service.js";
+import { zoneRule } from "../stats/time-zone.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
 import { DEFAULT_DAYS, lastDays, parseRange, presets } from "./date-range.js";
@@ -125,7 +126,8 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
       const gate = { domain: target.domain, stylesheet, action: actionOf(target.domain), ...request.query };
       if (result.state === "hidden") return sendHtml(reply, 404, notFoundPage(keepRange(gate)));
       if (result.state === "password") return sendHtml(reply, 200, passwordPage(keepRange(gate)));
-      const now = clock.now();
+      // The website's days: today and the presets are its local ones.
+      const now = zoneRule(result.website.timezone).wallClock(clock.now());
       const parsed = parseRange(request.query.from, request.query.to, now);
       const range = parsed.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
       const model = await buildPageModel(options.stats, result.website, range);

@@ -1,5 +1,5 @@
 // The questions event stores answer, validated and engine-neutral: one statistic of a
-// website over UTC days, counting which events, searched, sorted and paged (StatsQuery);
+// website over days of its time zone, counting which events, searched, sorted and paged (StatsQuery);
 // and what is happening now (RealtimeQuery, see realtime.ts). Stores compile them for their engine.
 
 import type { StatDefinition } from "./catalog.js";
@@ -8,7 +8,13 @@ import type { StatsFilter } from "./stats-filter.js";
 export interface StatsQuery {
   websiteId: number;
   stat: StatDefinition;
-  /** First and last UTC day, inclusive, YYYY-MM-DD. */
+  /**
+   * The website's time zone (IANA name, stats/time-zone.ts): the days and hours counted are
+   * its local ones. An engine whose aggregates were counted in another zone (the setting
+   * just changed) counts from raw events until it has counted them again (EventStore.setZone).
+   */
+  zone: string;
+  /** First and last local day, inclusive, YYYY-MM-DD. */
   from: string;
   to: string;
   /** The events counted are those every filter holds for (stats-filter.ts); none: all. */

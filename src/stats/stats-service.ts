@@ -25,6 +25,8 @@ export interface StatsRequest {
 
 /** The statistics of one website under one set of filters, its ownership checked once. */
 export interface WebsiteStats {
+  /** The website's time zone: the days and hours read are its local ones. */
+  zone: string;
   read(request: Omit<StatsRequest, "filters">): Promise<StatsPage>;
 }
 
@@ -56,12 +58,15 @@ export class StatsService {
       if ("problem" in parsed) throw ValidationError.single("filters", parsed.problem);
       filters = parsed.filters;
     }
-    if (!(await this.websites.find(userId, websiteId))) throw new NotFoundError();
+    const website = await this.websites.find(userId, websiteId);
+    if (!website) throw new NotFoundError();
     return {
+      zone: website.timezone,
       read: (request) =>
         this.events.queryStat({
           websiteId,
           stat: statOf(request),
+          zone: website.timezone,
           from: request.from,
           to: request.to,
           filters,

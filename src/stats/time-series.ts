@@ -8,6 +8,7 @@ import { ValidationError } from "../errors.js";
 import { daysBetween, daysFrom, mondayOf } from "./day-rule.js";
 import type { StatsPage } from "./stats-query.js";
 import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
+import { zoneRule } from "./time-zone.js";
 
 export const SERIES_INTERVALS = ["hour", "day", "week", "month"] as const;
 export type SeriesInterval = (typeof SERIES_INTERVALS)[number];
@@ -90,7 +91,9 @@ export class TimeSeriesService {
       }));
       return groupDays(days, interval);
     }
-    // By the hour: each day's hours of day are that day's hours.
+    // By the hour: each day's hours of day are that day's hours, those its clock shows: a
+    // day that springs forward has no 02, one that falls back one 02 holding both.
+    const zone = zoneRule(website.zone);
     const days = daysFrom(from, to);
     const perDay = await Promise.all(
       days.map((day) => Promise.all([read("pageviews_hours", day, day), read("visitors_hours", day, day)])),
@@ -98,8 +101,7 @@ export class TimeSeriesService {
     return days.flatMap((day, index) => {
       const [pageviews, visitors] = perDay[index] as [StatsPage, StatsPage];
       const [views, people] = [counts(pageviews), counts(visitors)];
-      return Array.from({ length: 24 }, (_, hour) => {
-        const hh = String(hour).padStart(2, "0");
+      return hoursOf(zone, day).map((hh) => {
         return {
           period: `${day}T${hh}`,
           from: day,
@@ -110,6 +112,16 @@ export class TimeSeriesService {
       });
     });
   }
+}
+
+/** The hours of day (00-23) the local day `day` shows, in order, each once. */
+function hoursOf(zone: ReturnType<typeof zoneRule>, day: string): string[] {
+  const { start, end } = zone.rangeOf(day, day);
+  const hours = new Set<string>();
+  for (let instant = start; instant < end; instant += 900_000) {
+    hours.add(String(zone.hourOf(instant)).padStart(2, "0"));
+  }
+  return [...hours];
 }
 
 function counts(page: StatsPage): Map<string, number> {

@@ -54,6 +54,8 @@ export interface WebsiteRecord {
   excludeBots: Flag;
   excludeParams: string | null;
   excludeIps: string | null;
+  /** IANA time zone of the statistics' days (stats/time-zone.ts). */
+  timezone: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -63,7 +65,10 @@ export type NewWebsite = Omit<WebsiteRecord, "id" | "passwordEpoch" | "createdAt
 };
 
 export type WebsitePatch = Partial<
-  Pick<WebsiteRecord, "privacy" | "passwordHash" | "email" | "excludeBots" | "excludeParams" | "excludeIps">
+  Pick<
+    WebsiteRecord,
+    "privacy" | "passwordHash" | "email" | "excludeBots" | "excludeParams" | "excludeIps" | "timezone"
+  >
 > & {
   /** Adds one to passwordEpoch in the same write (the website leaves privacy 2). */
   endPasswordCookies?: boolean;
@@ -237,7 +242,10 @@ export interface StoredEvent {
   websiteId: number;
   /** Stored to the second (the milliseconds dropped); its UTC day and hour are the statistics'. */
   ts: Date;
-  /** A 64-bit unsigned visitor id: unique visitors are distinct (UTC day, visitor) pairs. */
+  /**
+   * A 64-bit unsigned visitor id, salted per local day of the website's zone: unique visitors
+   * are distinct (local day, visitor) pairs.
+   */
   visitor: bigint;
   kind: EventKind;
   /** A pageview whose referrer is not the website itself: the start of a visit. */
@@ -297,9 +305,10 @@ export interface EventStore {
    */
   insert(events: readonly StoredEvent[]): Promise<void>;
   /**
-   * Answers a statistic exactly as the catalog defines it (stats/catalog.ts), over the UTC
-   * days from `from` to `to` inclusive: every count exact, never sampled or estimated; unique
-   * visitors counted as distinct (day, visitor) pairs; the values whose lowercase form
+   * Answers a statistic exactly as the catalog defines it (stats/catalog.ts), over the days
+   * from `from` to `to` inclusive of the query's time zone (its local days and hours, from
+   * the offsets stats/time-zone.ts gives): every count exact, never sampled or estimated;
+   * unique visitors counted as distinct (local day, visitor) pairs; the values whose lowercase form
    * contains `search` literally (no wildcards); sorted by `sortBy`, equal counts by value
    * ascending (values compare as their bytes); `limit` rows from `offset`; `total` the
    * number of matching values over all pages. A website without events has no rows.
@@ -311,6 +320,13 @@ export interface EventStore {
    * `minutesFrom` to `until` that has any (instants in ms, both ends included).
    */
   queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts>;
+  /**
+   * The time zone whose local days the website's later writes and aggregates count in (IANA
+   * name; UTC until set). A change counts the website's stored days again in the new zone:
+   * queries stay exact meanwhile (a query names its zone, and days not counted in it are
+   * counted from raw events), only slower until it is done.
+   */
+  setZone(websiteId: number, zone: string): Promise<void>;
   /**
    * Recomputes what the statistics are read from, from the stored events, of one website or
    * of all. Every answer afterwards is the same as before: the stored events alone define them.

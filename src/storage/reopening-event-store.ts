@@ -61,6 +61,10 @@ export class ReopeningEventStore implements EventStore {
     return this.call((store) => store.rebuildAggregates(websiteId));
   }
 
+  setZone(websiteId: number, zone: string): Promise<void> {
+    return this.call((store) => store.setZone(websiteId, zone));
+  }
+
   deleteWebsite(websiteId: number): Promise<void> {
     return this.call((store) => store.deleteWebsite(websiteId));
   }

@@ -2,6 +2,7 @@
 // once and used by both the HTTP schemas (for early, all-fields validation) and the service.
 
 import type { FieldRule } from "../field-rule.js";
+import { DEFAULT_TIME_ZONE, parseTimeZone } from "../stats/time-zone.js";
 import { normaliseDomain } from "./domain-name.js";
 import { parseIpList, parseParamList } from "./exclusion-lists.js";
 
@@ -9,13 +10,19 @@ export const PRIVACY_VALUES = [0, 1, 2] as const;
 export const FLAG_VALUES = [0, 1] as const;
 export const PASSWORD_MAX_LENGTH = 128;
 
-export const WEBSITE_DEFAULTS = { privacy: 1, email: 0, excludeBots: 1 } as const;
+export const WEBSITE_DEFAULTS = {
+  privacy: 1,
+  email: 0,
+  excludeBots: 1,
+  timezone: DEFAULT_TIME_ZONE,
+} as const;
 
 /** Text rules by name; schemas refer to them with the `x-rule` keyword. */
 export const TEXT_RULES = {
   domain: (raw: string) => normaliseDomain(raw),
   "ip-list": parseIpList,
   "param-list": parseParamList,
+  "time-zone": parseTimeZone,
 } satisfies Record<string, FieldRule>;
 
 export type TextRuleName = keyof typeof TEXT_RULES;

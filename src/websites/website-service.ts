@@ -23,6 +23,8 @@ export interface WebsiteSettings {
   excludeBots?: Flag | undefined;
   excludeParams?: string | undefined;
   excludeIps?: string | undefined;
+  /** IANA name; a change re-counts the website's stored history in the new zone. */
+  timezone?: string | undefined;
 }
 
 export interface NewWebsiteInput extends WebsiteSettings {
@@ -40,10 +42,16 @@ export interface WebsiteListOptions {
 /** What else must happen when a website changes: caches to refresh, recorded events to delete. */
 export interface WebsiteHooks {
   changed(domain: string): void;
+  /** The time zone a website's statistics count in is now `zone` (at creation too). */
+  zoneChanged(websiteId: number, zone: string): Promise<void>;
   deleted(websiteId: number, domain: string): Promise<void>;
 }
 
-const NO_HOOKS: WebsiteHooks = { changed: () => undefined, deleted: async () => undefined };
+const NO_HOOKS: WebsiteHooks = {
+  changed: () => undefined,
+  zoneChanged: async () => undefined,
+  deleted: async () => undefined,
+};
 
 export class WebsiteService {
   constructor(
@@ -57,6 +65,10 @@ export class WebsiteService {
     const errors = new FieldErrorCollector();
     const domain = applyRule(errors, "domain", TEXT_RULES.domain(input.domain));
     const lists = parseLists(errors, input);
+    const timezone =
+      input.timezone === undefined
+        ? WEBSITE_DEFAULTS.timezone
+        : applyRule(errors, "timezone", TEXT_RULES["time-zone"](input.timezone, "timezone"));
     const privacy = input.privacy ?? WEBSITE_DEFAULTS.privacy;
     const password = input.password || null;
     if (privacy === 2 && password === null) errors.add("password", PASSWORD_REQUIRED);
@@ -71,9 +83,13 @@ export class WebsiteService {
         excludeBots: input.excludeBots ?? WEBSITE_DEFAULTS.excludeBots,
         excludeParams: lists.excludeParams ?? null,
         excludeIps: lists.excludeIps ?? null,
+        timezone: timezone as string,
         now: this.clock.now(),
       });
       this.hooks.changed(created.domain);
+      if (created.timezone !== WEBSITE_DEFAULTS.timezone) {
+        await this.hooks.zoneChanged(created.id, created.timezone);
+      }
       return created;
     } catch (error) {
       if (error instanceof DuplicateError) throw ValidationError.single("domain", DOMAIN_TAKEN);
@@ -95,6 +111,10 @@ export class WebsiteService {
     if (input.privacy !== undefined) patch.privacy = input.privacy;
     if (input.email !== undefined) patch.email = input.email;
     if (input.excludeBots !== undefined) patch.excludeBots = input.excludeBots;
+    if (input.timezone !== undefined) {
+      const timezone = applyRule(errors, "timezone", TEXT_RULES["time-zone"](input.timezone, "timezone"));
+      if (timezone !== null && timezone !== current.timezone) patch.timezone = timezone;
+    }
     const clearsPassword = input.password === "";
     const hasPassword = input.password ? true : clearsPassword ? false : current.passwordHash !== null;
     if ((patch.privacy ?? current.privacy) === 2 && !hasPassword) errors.add("password", PASSWORD_REQUIRED);
@@ -110,6 +130,7 @@ export class WebsiteService {
     const updated = await this.websites.update(userId, id, patch, this.clock.now());
     if (!updated) throw new NotFoundError();
     this.hooks.changed(updated.domain);
+    if (patch.timezone !== undefined) await this.hooks.zoneChanged(updated.id, updated.timezone);
     return updated;
   }
 

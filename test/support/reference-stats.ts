@@ -12,12 +12,13 @@ export function referenceStat(events: readonly StoredEvent[], query: StatsQuery)
   const { stat } = query;
   const rows = new Map<string, number>();
   const visitors = new Map<string, Set<string>>();
+  const wallClock = localClock(query.zone);
   for (const event of events) {
-    const day = event.ts.toISOString().slice(0, 10);
+    const { day, hour } = wallClock(event.ts);
     if (event.websiteId !== query.websiteId || day < query.from || day > query.to) continue;
     if (!counts(stat, event)) continue;
     if (!query.filters.every((filter) => holds(filter, event))) continue;
-    const value = statValue(stat, event, day);
+    const value = statValue(stat, event, day, hour);
     if (stat.omitsEmptyValue && value === "") continue;
     if (query.search !== null && !value.toLowerCase().includes(query.search)) continue;
     if (stat.measure === "rows") rows.set(value, (rows.get(value) ?? 0) + 1);
@@ -49,9 +50,25 @@ function counts(stat: StatDefinition, event: StoredEvent): boolean {
   return stat.rows === "pageviews" || event.isVisit;
 }
 
-function statValue(stat: StatDefinition, event: StoredEvent, day: string): string {
+/** The local date (YYYY-MM-DD) and hour (00-23) of an instant, as a wall clock in `zone` shows them. */
+function localClock(zone: string): (instant: Date) => { day: string; hour: string } {
+  const format = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    hourCycle: "h23",
+  });
+  return (instant) => {
+    const part = Object.fromEntries(format.formatToParts(instant).map((p) => [p.type, p.value]));
+    return { day: `${part.year}-${part.month}-${part.day}`, hour: String(part.hour) };
+  };
+}
+
+function statValue(stat: StatDefinition, event: StoredEvent, day: string, hour: string): string {
   if (stat.dimension === "day") return day;
-  if (stat.dimension === "hour") return event.ts.toISOString().slice(11, 13);
+  if (stat.dimension === "hour") return hour;
   return event[stat.dimension];
 }
 

@@ -25,6 +25,7 @@ export async function answers(store: EventStore, websiteId: number, from = "2026
         from,
         to,
         filters: [],
+        zone: "UTC",
         ...variant,
       });
     }

@@ -13,9 +13,17 @@ const ROW_FILTERS: Record<RowFilter, Sql> = {
   events: sql`kind = 1`,
 };
 
-function valueSql(dimension: Dimension): Sql {
-  if (dimension === "day") return sql`toString(day)`;
-  if (dimension === "hour") return sql`formatDateTime(ts, '%H', 'UTC')`;
+/** How a SELECT reads events' day and hour: the stored UTC ones, or local ones (stat-sql.ts). */
+export interface TimeSql {
+  day: Sql;
+  hour: Sql;
+}
+
+export const UTC_TIME: TimeSql = { day: sql`day`, hour: sql`formatDateTime(ts, '%H', 'UTC')` };
+
+function valueSql(dimension: Dimension, time: TimeSql): Sql {
+  if (dimension === "day") return sql`toString(${time.day})`;
+  if (dimension === "hour") return time.hour;
   return sqlIdentifier(dimension); // a column of the events table, named by the catalog only
 }
 
@@ -47,18 +55,30 @@ export const COUNT_VISITORS = sql`uniqExact(visitor) AS visitors, count() AS pag
 
 /**
  * Rows (website_id, stat, day, value, then the `counted` columns) of `stats` from `events`
- * (a qualified table), over the events `where` selects.
+ * (a qualified table), over the events `where` selects; days and hours as `time` reads them.
  */
-export function statSelect(stats: readonly StatDefinition[], counted: Sql, events: Sql, where?: Sql): Sql {
+export function statSelect(
+  stats: readonly StatDefinition[],
+  counted: Sql,
+  events: Sql,
+  where?: Sql,
+  time: TimeSql = UTC_TIME,
+): Sql {
   const [only] = stats;
+  // The day column is the group's day; local days are named local_day (a column named day
+  // computed from a column named day confuses 18.16's analyser).
+  const day = time === UTC_TIME ? sql`day` : sql`${time.day} AS local_day`;
+  const dayKey = time === UTC_TIME ? sql`day` : sql`local_day`;
   if (stats.length === 1 && only) {
     // The same rows without ARRAY JOIN, which costs a query of today's events about 20%.
-    return sql`SELECT website_id, toUInt8(${only.id}) AS stat, day, ${valueSql(only.dimension)} AS value, ${counted}
+    return sql`SELECT website_id, toUInt8(${only.id}) AS stat, ${day}, ${valueSql(only.dimension, time)} AS value, ${counted}
       FROM ${events} WHERE ${ROW_FILTERS[only.rows]}${where ? sql` AND ${where}` : sql``}
-      GROUP BY website_id, stat, day, value`;
+      GROUP BY website_id, stat, ${dayKey}, value`;
   }
+  if (time !== UTC_TIME) throw new Error("local days are counted one statistic at a time");
   const tuples = stats.map(
-    (stat) => sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension)}, toUInt8(${ROW_FILTERS[stat.rows]}))`,
+    (stat) =>
+      sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension, time)}, toUInt8(${ROW_FILTERS[stat.rows]}))`,
   );
   return sql`SELECT website_id, tupleElement(s, 1) AS stat, day, tupleElement(s, 2) AS value, ${counted}
     FROM ${events}

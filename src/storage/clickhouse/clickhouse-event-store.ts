@@ -21,6 +21,7 @@ import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin, tsvValue } from "./sql-escape.js";
 import {
   compileRowStat,
+  countsUtcDays,
   type DayPlan,
   filteredCountsSql,
   type NodeCounts,
@@ -98,7 +99,7 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
-    if (query.filters.length > 0) {
+    if (query.filters.length > 0 || !countsUtcDays(query)) {
       const counts = await this.nodes.onEachNode((node) =>
         node.query<NodeCounts>(filteredCountsSql(query, this.db)),
       );
@@ -147,6 +148,12 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
+  /**
+   * Nothing to count again: the aggregates are kept per UTC day, and a query in another
+   * zone counts from each node's raw events (stat-sql.ts), exact whatever the zone.
+   */
+  async setZone(_websiteId: number, _zone: string): Promise<void> {}
+
   deleteWebsite(websiteId: number): Promise<void> {
     return this.serialised(() =>
       this.nodes.onEveryNode(async (node) => {

@@ -3,10 +3,13 @@
 // has no window functions, so that is a second query). Unique visitors (distinct visitors
 // per day, summed over the days): on each node, each day from its current fold or, while
 // it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
-// A filtered query counts from each node's raw events (the aggregates count all events).
+// A filtered query counts from each node's raw events (the aggregates count all events), and
+// so does a query in a time zone other than UTC (the aggregates count UTC days): local days
+// and hours are the stored instants plus the zone's offsets (stats/time-zone.ts).
 
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import {
   COUNT_ROWS,
   COUNT_VISITORS,
@@ -14,6 +17,7 @@ import {
   onDays,
   PAGEVIEWS_PER_DAY,
   statSelect,
+  type TimeSql,
 } from "./aggregate-sql.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
@@ -109,28 +113,51 @@ function filterSql(filter: StatsFilter): Sql {
   return isNegated(operator) ? sql`NOT (${held})` : held;
 }
 
+/** Whether the aggregates (kept per UTC day) can answer the query: not in another zone. */
+export function countsUtcDays(query: StatsQuery): boolean {
+  return query.zone === DEFAULT_TIME_ZONE || zoneRule(query.zone).isUtc;
+}
+
+/** The local day and hour of events between the instants `from` and `to` (ms) in `zone`. */
+function localTime(zone: string, from: number, to: number): TimeSql {
+  const [first, ...changes] = zoneRule(zone).segments(from, to);
+  let offset = sql`${first?.offset ?? 0}`;
+  if (changes.length > 0) {
+    const before = [first, ...changes];
+    const arms = changes.flatMap((change, i) => [
+      sql`ts < toDateTime(${change.start / 1000})`,
+      sql`${before[i]?.offset ?? 0}`,
+    ]);
+    offset = sql`multiIf(${sqlJoin(arms, ", ")}, ${changes.at(-1)?.offset ?? 0})`;
+  }
+  // ts is DateTime('UTC'): shifted by the offset, its UTC date and hour are the local ones.
+  const local = sql`(ts + ${offset})`;
+  return { day: sql`toDate(${local})`, hour: sql`formatDateTime(${local}, '%H', 'UTC')` };
+}
+
 /**
- * On one node: the statistic's counts per value over the range, from the raw events every
- * filter holds for (events are sharded by visitor, so each node's distinct visitors are its
- * own and the nodes' counts add up), as visitorCountsSql answers them.
+ * On one node: the statistic's counts per value over the range's local days, from the raw
+ * events every filter holds for (events are sharded by visitor, so each node's distinct
+ * visitors are its own and the nodes' counts add up), as visitorCountsSql answers them.
  */
 export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
-  const [first, last] = [
-    Date.parse(`${query.from}T00:00:00Z`) / 1000,
-    Date.parse(`${query.to}T00:00:00Z`) / 1000,
-  ];
+  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
+  const utcDays = [new Date(start), new Date(end - 1000)].map((instant) =>
+    instant.toISOString().slice(0, 10),
+  );
   const where = sqlJoin(
     [
-      inRange(query),
-      // The primary key's range of ts, so only the window's granules are read.
-      sql`ts >= toDateTime(${first}) AND ts < toDateTime(${last + 86_400})`,
+      // The UTC days (partitions) and the primary key's range of ts, so only the window's granules are read.
+      sql`website_id = ${query.websiteId} AND day >= toDate(${utcDays[0] as string}) AND day <= toDate(${utcDays[1] as string})`,
+      sql`ts >= toDateTime(${start / 1000}) AND ts < toDateTime(${end / 1000})`,
       ...query.filters.map(filterSql),
     ],
     " AND ",
   );
   const [counted, n] =
     query.stat.measure === "rows" ? [COUNT_ROWS, sql`hits`] : [COUNT_VISITORS, sql`visitors`];
-  const raw = statSelect([query.stat], counted, sql`${db}.events_local`, where);
+  const time = countsUtcDays(query) ? undefined : localTime(query.zone, start, end);
+  const raw = statSelect([query.stat], counted, sql`${db}.events_local`, where, time);
   const matching = sqlJoin([sql`1`, ...valueConditions(query)], " AND ");
   return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
       SELECT value, sum(${n}) AS n FROM (${raw}) WHERE ${matching} GROUP BY value

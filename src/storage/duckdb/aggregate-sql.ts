@@ -1,10 +1,13 @@
 // DuckDB SQL for the embedded store's statistics, all generated from the catalog's one
 // definition of each statistic (statCountsSql): the fold of a settled day into daily_stats,
 // and a query summing the folded days with the open ones counted from their raw events.
+// Days and hours are local to the website's zone: the SQL adds the zone's offsets
+// (stats/time-zone.ts) to the stored UTC instants, so DuckDB needs no time zone data.
 
 import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
+import { type OffsetSegment, zoneRule } from "../../stats/time-zone.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
 const ROW_FILTERS: Record<RowFilter, string> = {
@@ -12,6 +15,38 @@ const ROW_FILTERS: Record<RowFilter, string> = {
   visits: "e.kind = 0 AND e.is_visit",
   events: "e.kind = 1",
 };
+
+/** An instant (ms) as a DuckDB TIMESTAMP literal (stored instants are whole seconds). */
+export function instantSql(ms: number): string {
+  return `CAST('${new Date(ms).toISOString().slice(0, 19).replace("T", " ")}' AS TIMESTAMP)`;
+}
+
+/**
+ * The local time (a TIMESTAMP) of the event `e` under `segments` (the zone's offsets over
+ * the instants counted): UTC plus the offset in force. Plain `e.ts` in UTC.
+ */
+function localTimeSql(segments: readonly OffsetSegment[]): string {
+  const [first, ...changes] = segments;
+  if (!first) throw new Error("no offsets");
+  if (changes.length === 0) return first.offset === 0 ? "e.ts" : `(e.ts + to_seconds(${first.offset}))`;
+  const before = [first, ...changes].slice(0, -1);
+  const cases = changes.map(
+    (change, i) => `WHEN e.ts < ${instantSql(change.start)} THEN ${before[i]?.offset}`,
+  );
+  return `(e.ts + to_seconds(CASE ${cases.join(" ")} ELSE ${changes.at(-1)?.offset} END))`;
+}
+
+/** How a count reads the time of events: their local time, and their day (a constant for one day's fold). */
+interface TimeSql {
+  local: string;
+  day: string;
+}
+
+/** The local time and day of events between the instants `from` and `to` (ms) in `zone`. */
+export function timeSql(zone: string, from: number, to: number): TimeSql {
+  const local = localTimeSql(zoneRule(zone).segments(from, to));
+  return { local, day: `CAST(${local} AS DATE)` };
+}
 
 /**
  * One statistic's counts per website, day and value over the events `where` selects: columns
@@ -21,22 +56,20 @@ const ROW_FILTERS: Record<RowFilter, string> = {
  * country or continent through place_names (one row per place, so no string work per
  * event), the hour by its number, the day by the group's day.
  */
-function statCountsSql(stat: StatDefinition, where: string, perDay = true): string {
+function statCountsSql(stat: StatDefinition, where: string, time: TimeSql, perDay = true): string {
   const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
   // Unique visitors are counted per day; rows summed over days need no day: a filtered
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
   // took 271 ms on one core against 318 ms with a group per day).
   const day =
-    perDay || stat.measure === "visitors" || stat.dimension === "day"
-      ? "CAST(e.ts AS DATE)"
-      : "CAST(NULL AS DATE)";
+    perDay || stat.measure === "visitors" || stat.dimension === "day" ? time.day : "CAST(NULL AS DATE)";
   const dimension: Dimension = stat.dimension;
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension);
   let key = `e.${dimension}`; // a column of `events`, named by the catalog only
   let value = "NULL";
   let join = "";
   if (dimension === "day") [key, value] = ["NULL", "strftime(day, '%Y-%m-%d')"];
-  else if (dimension === "hour") [key, value] = ["hour(e.ts)", "lpad(CAST(k AS VARCHAR), 2, '0')"];
+  else if (dimension === "hour") [key, value] = [`hour(${time.local})`, "lpad(CAST(k AS VARCHAR), 2, '0')"];
   else if (field < 0) {
     [key, value] = [`coalesce(p.${dimension}, '')`, "k"];
     join = " LEFT JOIN place_names p ON p.id = e.place";
@@ -54,17 +87,19 @@ function namedSql(counts: string): string {
 }
 
 /**
- * A statistic's fold of one website's day, in order: its counts of the day's events (`$1`
- * the website, from `$2` to before `$3`, so the scan skips the rest of the table) into a
- * temporary table, the values not numbered yet added to stat_values, and the counts by value
- * number into daily_stats (which the caller has emptied for that day and statistic).
+ * A statistic's fold of one website's local day `day` (YYYY-MM-DD) in `zone`, in order: its
+ * counts of the day's events (`$1` the website; the day's instants, so the scan skips the
+ * rest of the table) into a temporary table, the values not numbered yet added to
+ * stat_values, and the counts by value number into daily_stats (which the caller has
+ * emptied for that day and statistic).
  */
-export function foldSql(stat: StatDefinition): string[] {
-  const day =
-    "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS TIMESTAMP) AND e.ts < CAST($3 AS TIMESTAMP)";
+export function foldSql(stat: StatDefinition, zone: string, day: string): string[] {
+  const { start, end } = zoneRule(zone).rangeOf(day, day);
+  const where = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const time = { local: timeSql(zone, start, end).local, day: `CAST('${day}' AS DATE)` };
   const named = namedSql("SELECT * FROM folded");
   return [
-    `CREATE OR REPLACE TEMP TABLE folded AS ${statCountsSql(stat, day)}`,
+    `CREATE OR REPLACE TEMP TABLE folded AS ${statCountsSql(stat, where, time)}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
        FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
@@ -89,17 +124,19 @@ function foldedAndOpenSql(
   const ofStat = `website_id = CAST($1 AS INTEGER) AND stat = CAST(${bind(query.stat.id)} AS UTINYINT)`;
   const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
   const folded = `SELECT value_id, sum(count) AS n FROM daily_stats
-    WHERE ${ofStat} AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)${open.length > 0 ? ` AND day NOT IN (${open.join(", ")})` : ""}
+    WHERE ${ofStat} AND day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${open.length > 0 ? ` AND day NOT IN (${open.join(", ")})` : ""}
     GROUP BY value_id`;
   // Summed by number first (cheaper than by string), then named: only the values counted.
   const counted = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
   if (open.length === 0) return counted;
-  const first = open[0] as string;
-  const afterLast = `${open[open.length - 1]} + INTERVAL 1 DAY`;
+  const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
+  const time = timeSql(query.zone, start, end);
   const live = namedSql(
     statCountsSql(
       query.stat,
-      `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${first} AND e.ts < ${afterLast} AND CAST(e.ts AS DATE) IN (${open.join(", ")})`,
+      `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}
+        AND ${time.day} IN (${open.join(", ")})`,
+      time,
     ),
   );
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
@@ -137,26 +174,26 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string): string
 /**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
  * in every row), and the number alone, for a page past the end. `openDays` are the days of
- * the window not folded yet (YYYY-MM-DD, ascending): their rows in daily_stats, if any, are
- * out of date, so they are counted from the raw events instead. A filtered query counts
+ * the window not folded yet in the query's zone (YYYY-MM-DD, ascending): their rows in
+ * daily_stats, if any, are out of date, so they are counted from the raw events instead. A filtered query counts
  * every day from the raw events: the folds count all events.
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const params: (string | number)[] = [query.websiteId, query.from, query.to];
+  const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
     return `$${params.length}`;
   };
   let counted: string;
   if (query.filters.length > 0) {
-    const window =
-      "e.website_id = CAST($1 AS INTEGER) AND e.ts >= CAST($2 AS DATE) AND e.ts < CAST($3 AS DATE) + INTERVAL 1 DAY";
+    const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
+    const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
     const conditions = [window, ...query.filters.map((filter) => filterSql(filter, bind))];
     counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
-      statCountsSql(query.stat, conditions.join(" AND "), false),
+      statCountsSql(query.stat, conditions.join(" AND "), timeSql(query.zone, start, end), false),
     )} GROUP BY value)`;
   } else counted = foldedAndOpenSql(query, openDays, bind);
   const conditions = ["c.n > 0"];

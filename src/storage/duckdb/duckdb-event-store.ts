@@ -20,10 +20,12 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import { STATS } from "../../stats/catalog.js";
+import { daysFrom } from "../../stats/day-rule.js";
 import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldSql, statQuerySql } from "./aggregate-sql.js";
+import { foldSql, statQuerySql, timeSql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -45,9 +47,9 @@ const EVENT_TYPES = [
 const NUMBERED_TYPES = [UINTEGER, VARCHAR];
 const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
-const DAY_TYPES = [INTEGER, DATE, UINTEGER, TIMESTAMP_S, BOOLEAN];
+const DAY_TYPES = [INTEGER, DATE, TIMESTAMP_S, BOOLEAN];
 /** Every table with rows of a website, all emptied when it is deleted. */
-const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days"];
+const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days", "event_websites"];
 /**
  * How long a day that ended must go unwritten before it is folded: an import writes a day
  * in requests milliseconds to seconds apart, and folding it between two of them would fold
@@ -85,6 +87,11 @@ export class DuckDbEventStore implements EventStore {
   private closing = false;
   /** What the store has numbered, read on the first insert (see loadNumbered). */
   private numbered: Numbered | null = null;
+  /**
+   * Each website's time zone as event_websites holds it (absent: UTC), read once: the days an
+   * insert opens and a fold counts are its local days. One entry per website with a zone.
+   */
+  private zoneList: Promise<Map<number, string>> | null = null;
 
   private constructor(
     private readonly file: string,
@@ -171,6 +178,7 @@ export class DuckDbEventStore implements EventStore {
 
   private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
     this.numbered ??= await this.loadNumbered();
+    const zones = await this.zones();
     const { geoCodes: knownCodes, places, texts } = this.numbered;
     const placeNumbers = numberPlaces(events, places);
     const textColumns = NUMBERED_TEXT.map((field, index) =>
@@ -182,7 +190,9 @@ export class DuckDbEventStore implements EventStore {
     const added: string[] = [];
     try {
       await this.inTransaction(async () => {
-        const numbered = await numberVisitors(this.writer, events);
+        const numbered = await numberVisitors(this.writer, events, (websiteId, ms) =>
+          zoneRule(zones.get(websiteId) ?? DEFAULT_TIME_ZONE).dayOf(ms),
+        );
         await appendColumns(
           await this.writer.createAppender("events"),
           EVENT_TYPES,
@@ -223,7 +233,17 @@ export class DuckDbEventStore implements EventStore {
             new Int32Array(ids.numbers.length).fill(dayNumberOf(now)),
           ]);
         }
-        // The batch's days: their numbers given so far, written now, open (not folded).
+        for (const website of numbered.websites) {
+          await this.writer.run(
+            website.known
+              ? "UPDATE event_websites SET visitors = $2 WHERE website_id = $1"
+              : "INSERT INTO event_websites VALUES ($1, $3, $2)",
+            website.known
+              ? [website.websiteId, website.visitors]
+              : [website.websiteId, website.visitors, zones.get(website.websiteId) ?? DEFAULT_TIME_ZONE],
+          );
+        }
+        // The batch's local days: written now, open (not folded).
         await this.writer.run(
           "DELETE FROM event_days WHERE (website_id, day) IN (SELECT DISTINCT website_id, day FROM batch_visitors)",
         );
@@ -231,7 +251,6 @@ export class DuckDbEventStore implements EventStore {
         await appendColumns(await this.writer.createAppender("event_days"), DAY_TYPES, [
           Int32Array.from(days, (day) => day.websiteId),
           Int32Array.from(days, (day) => day.day),
-          Uint32Array.from(days, (day) => day.visitors),
           int64Column(days.length, () => Math.floor(now.getTime() / 1000)),
           new Uint8Array(days.length),
         ]);
@@ -271,16 +290,23 @@ export class DuckDbEventStore implements EventStore {
   private async readStat(query: StatsQuery): Promise<StatsPage> {
     // Read first: a fold committed in between only moves a day from the events to
     // daily_stats, which this query then still counts from the events, to the same sums.
-    // A filtered query counts every day from its events (statQuerySql).
-    const open =
-      query.filters.length > 0
-        ? null
-        : await this.reader.runAndReadAll(
-            `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
-             WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
-            [query.websiteId, query.from, query.to],
-          );
-    const openDays = open?.getRowObjects().map((row) => String(row.day)) ?? [];
+    // A filtered query counts every day from its events (statQuerySql), and so does one in
+    // a zone the days were not folded in (the setting is changing: setZone).
+    let openDays: string[] = [];
+    if (query.filters.length === 0) {
+      const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
+      openDays = folded
+        ? (
+            await this.reader.runAndReadAll(
+              `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
+               WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
+              [query.websiteId, query.from, query.to],
+            )
+          )
+            .getRowObjects()
+            .map((row) => String(row.day))
+        : daysFrom(query.from, query.to);
+    }
     const { page, total } = statQuerySql(query, openDays);
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
@@ -298,7 +324,7 @@ export class DuckDbEventStore implements EventStore {
   /**
    * The last minutes' pageviews of the website (the time bounds let DuckDB skip the row
    * groups of older events by their ts ranges), counted per minute, and the distinct
-   * (day, visitor number) pairs of the last few.
+   * visitor numbers (unique per website and local day) of the last few.
    */
   private async readRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
     // Stored instants are whole seconds: from the first whole second at or after each start.
@@ -309,7 +335,7 @@ export class DuckDbEventStore implements EventStore {
          WHERE website_id = $1 AND kind = 0 AND ts >= CAST($2 AS TIMESTAMP_S) AND ts <= CAST($4 AS TIMESTAMP_S))
        SELECT CAST(epoch(time_bucket(INTERVAL 1 MINUTE, ts)) AS BIGINT) AS minute, count(*) AS n FROM recent GROUP BY minute
        UNION ALL
-       SELECT NULL, count(DISTINCT CAST(epoch(ts) AS BIGINT) // 86400 * 4294967296 + visitor) FROM recent
+       SELECT NULL, count(DISTINCT visitor) FROM recent
        WHERE ts >= CAST($3 AS TIMESTAMP_S)`,
       [query.websiteId, iso(query.minutesFrom), iso(query.visitorsFrom), iso(query.until, Math.floor)],
     );
@@ -359,18 +385,25 @@ export class DuckDbEventStore implements EventStore {
 
   private async runUpkeep(): Promise<void> {
     const now = this.clock.now().getTime();
+    // Days before UTC's tomorrow (the local today of zones up to 24 hours ahead), of which
+    // foldDays keeps those that ended.
     await this.translated(
-      this.foldDays("NOT folded AND day < CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP)", [
-        dayString(dayNumberOf(now)),
-        new Date(now - SETTLE_MS).toISOString(),
-      ]),
+      this.foldDays(
+        "NOT folded AND day <= CAST($1 AS DATE) AND written <= CAST($2 AS TIMESTAMP)",
+        [dayString(dayNumberOf(now) + 1), new Date(now - SETTLE_MS).toISOString()],
+        now,
+      ),
     );
     if (this.closing) return;
     await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
   }
 
-  /** Folds the days of event_days that `where` selects, oldest first. */
-  private async foldDays(where: string, params: (string | number)[]): Promise<void> {
+  /**
+   * Folds the days of event_days that `where` selects (with `endedBy`, only those whose local
+   * day in the website's zone ended by then, ms), oldest first.
+   */
+  private async foldDays(where: string, params: (string | number)[], endedBy?: number): Promise<void> {
+    const zones = await this.zones();
     const days = await this.serialised(() =>
       this.writer.runAndReadAll(
         `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
@@ -379,7 +412,11 @@ export class DuckDbEventStore implements EventStore {
       ),
     );
     for (const row of days.getRowObjects()) {
-      await this.foldDay(Number(row.website_id), String(row.day), Number(row.written));
+      const websiteId = Number(row.website_id);
+      const zone = zones.get(websiteId) ?? DEFAULT_TIME_ZONE;
+      const day = String(row.day);
+      if (endedBy !== undefined && zoneRule(zone).dayStart(dayNumberFromString(day) + 1) > endedBy) continue;
+      await this.foldDay(websiteId, zone, day, Number(row.written));
     }
   }
 
@@ -390,19 +427,18 @@ export class DuckDbEventStore implements EventStore {
    * since `written` (epoch seconds): one that did opened it again, and queries go on
    * counting it from its events until the next fold.
    */
-  private async foldDay(websiteId: number, day: string, written: number): Promise<void> {
-    const range = [websiteId, day, dayString(dayNumberFromString(day) + 1)];
+  private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
     for (const stat of STATS) {
       if (this.closing) return; // the day stays open, and is folded after the next start
-      // The statistic's fold (aggregate-sql.ts), its first statement over `range`.
-      const [count, ...rest] = foldSql(stat);
+      // The statistic's fold (aggregate-sql.ts), its first statement of the website's events.
+      const [count, ...rest] = foldSql(stat, zone, day);
       await this.serialised(() =>
         this.inTransaction(async () => {
           await this.writer.run(
             "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
             [websiteId, day, stat.id],
           );
-          await this.writer.run(count as string, range);
+          await this.writer.run(count as string, [websiteId]);
           for (const statement of rest) await this.writer.run(statement);
         }),
       );
@@ -418,14 +454,74 @@ export class DuckDbEventStore implements EventStore {
 
   deleteWebsite(websiteId: number): Promise<void> {
     return this.translated(
-      this.serialised(() =>
-        this.inTransaction(async () => {
+      this.serialised(async () => {
+        const zones = await this.zones();
+        await this.inTransaction(async () => {
           for (const table of WEBSITE_TABLES) {
             await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
           }
-        }),
-      ),
+        });
+        zones.delete(websiteId);
+      }),
     );
+  }
+
+  setZone(websiteId: number, zone: string): Promise<void> {
+    return this.translated(this.serialised(() => this.changeZone(websiteId, zone)));
+  }
+
+  /**
+   * Records the website's zone, then lists its stored days again as local days of that zone,
+   * all open and settled: the upkeep folds them in the next rounds (at 10M events, about
+   * as long as `aggregates rebuild`), and queries count them from raw events until then.
+   */
+  private async changeZone(websiteId: number, zone: string): Promise<void> {
+    const zones = await this.zones();
+    if ((zones.get(websiteId) ?? DEFAULT_TIME_ZONE) === zone) return;
+    const span = (
+      await this.writer.runAndReadAll(
+        "SELECT epoch_ms(min(ts)) AS first, epoch_ms(max(ts)) AS last FROM events WHERE website_id = $1",
+        [websiteId],
+      )
+    ).getRowObjects()[0];
+    const settled = new Date(this.clock.now().getTime() - SETTLE_MS).toISOString();
+    await this.inTransaction(async () => {
+      const given = (
+        await this.writer.runAndReadAll("SELECT visitors FROM event_websites WHERE website_id = $1", [
+          websiteId,
+        ])
+      ).getRowObjects()[0]?.visitors;
+      await this.writer.run("DELETE FROM event_websites WHERE website_id = $1", [websiteId]);
+      await this.writer.run("INSERT INTO event_websites VALUES ($1, $2, $3)", [
+        websiteId,
+        zone,
+        Number(given ?? 0),
+      ]);
+      for (const table of ["daily_stats", "event_days"]) {
+        await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
+      }
+      if (span?.first === null || span?.first === undefined) return;
+      const { day } = timeSql(zone, Number(span.first), Number(span.last) + 1000);
+      await this.writer.run(
+        `INSERT INTO event_days SELECT website_id, day, CAST($2 AS TIMESTAMP_S), false
+         FROM (SELECT DISTINCT e.website_id, ${day} AS day FROM events e WHERE e.website_id = $1) ORDER BY day`,
+        [websiteId, settled],
+      );
+    });
+    zones.set(websiteId, zone);
+  }
+
+  /** The websites' zones (see zoneList). */
+  private zones(): Promise<Map<number, string>> {
+    this.zoneList ??= this.reader
+      .runAndReadAll("SELECT website_id, zone FROM event_websites WHERE zone <> $1", [DEFAULT_TIME_ZONE])
+      .then(
+        (result) => new Map(result.getRowObjects().map((row) => [Number(row.website_id), String(row.zone)])),
+      );
+    this.zoneList.catch(() => {
+      this.zoneList = null; // read again next time
+    });
+    return this.zoneList;
   }
 
   async countEvents(websiteId?: number): Promise<number> {

@@ -1,11 +1,10 @@
 // Reading stored events back out of the embedded store as StoredEvent values: the columns
-// to select, the row mapping, and the export query. Visitors are stored as dense per-day
-// numbers, so a read-back visitor is the original hash where the store still keeps it
-// (today and yesterday, in visitor_ids) and otherwise a value unique per website and day.
+// to select, the row mapping, and the export query. Visitors are stored as numbers unique
+// per website (one per hash, i.e. per person and salt day), so a read-back visitor is the
+// original hash where the store still keeps it (today and yesterday, in visitor_ids) and
+// otherwise a stand-in made of the number.
 
 import { EVENT_KINDS, EVENT_TEXT_FIELDS, type ExportOptions, type StoredEvent } from "../ports.js";
-
-const DAY_SECONDS = 86_400;
 
 /**
  * The text fields the events table holds as numbers, in its column order: a field's
@@ -21,7 +20,7 @@ const EVENT_COLUMNS = `e.website_id, epoch(e.ts) AS seconds, e.visitor, e.kind, 
 
 /**
  * The events matching `options`, in website and time order, with the visitor's hash where
- * visitor_ids still has it (a number is only ever given to one hash per website and day).
+ * visitor_ids still has it (a number is only ever given to one hash of a website).
  */
 export function exportQuery(options: ExportOptions): { sql: string; params: (string | number)[] } {
   const where: string[] = [];
@@ -37,17 +36,20 @@ export function exportQuery(options: ExportOptions): { sql: string; params: (str
   return {
     sql: `SELECT ${EVENT_COLUMNS}, v.hash AS hash
       FROM events_view e LEFT JOIN visitor_ids v
-        ON v.website_id = e.website_id AND v.day = CAST(e.ts AS DATE) AND v.visitor = e.visitor
+        ON v.website_id = e.website_id AND v.visitor = e.visitor
       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY e.website_id, e.ts, e.seq`,
     params,
   };
 }
 
+/** The high bits of a stand-in visitor: apart from the small numbers, as a hash would be. */
+const STAND_IN = 0xffffffffn << 32n;
+
 /**
- * A row selected with EVENT_COLUMNS as a StoredEvent. Without a known hash the visitor is
- * (day number << 32 | visitor number): distinct (day, visitor) pairs stay distinct, so every
- * unique-visitor statistic comes out the same wherever the events are inserted again.
+ * A row selected with EVENT_COLUMNS as a StoredEvent. Without a known hash the visitor is a
+ * stand-in made of its number: distinct numbers stay distinct, so every unique-visitor
+ * statistic comes out the same wherever the events are inserted again.
  */
 export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
   const seconds = Number(row.seconds);
@@ -56,9 +58,7 @@ export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
     websiteId: Number(row.website_id),
     ts: new Date(seconds * 1000),
     visitor:
-      hash === null || hash === undefined
-        ? (BigInt(Math.floor(seconds / DAY_SECONDS)) << 32n) | BigInt(Number(row.visitor))
-        : BigInt(hash as bigint),
+      hash === null || hash === undefined ? STAND_IN | BigInt(Number(row.visitor)) : BigInt(hash as bigint),
     kind: EVENT_KINDS[Number(row.kind)] ?? "pageview",
     isVisit: row.is_visit === true,
   } as StoredEvent;

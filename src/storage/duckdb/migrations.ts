@@ -252,4 +252,28 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
           SELECT code, any_value(country) AS country, any_value(continent) AS continent FROM geo_names GROUP BY code
         ) n ON n.code = split_part(p.geo, ':', 1);`,
   },
+  {
+    version: 8,
+    name: "visitor numbers per website; each website's time zone",
+    // Numbers were given per (website, UTC day); a local day spans two UTC days, so they
+    // become unique per website: each day's numbers move up by the numbers of the
+    // website's earlier days. event_websites keeps the next number and the zone.
+    sql: `
+      CREATE TABLE event_websites (
+        website_id INTEGER NOT NULL,
+        zone VARCHAR NOT NULL,
+        visitors UINTEGER NOT NULL
+      );
+      CREATE TEMP TABLE day_bases AS
+        SELECT website_id, day, CAST(sum(visitors) OVER (PARTITION BY website_id ORDER BY day) - visitors AS UINTEGER) AS base
+        FROM event_days;
+      UPDATE events SET visitor = events.visitor + b.base FROM day_bases b
+        WHERE b.base > 0 AND events.website_id = b.website_id AND CAST(events.ts AS DATE) = b.day;
+      UPDATE visitor_ids SET visitor = visitor_ids.visitor + b.base FROM day_bases b
+        WHERE b.base > 0 AND visitor_ids.website_id = b.website_id AND visitor_ids.day = b.day;
+      INSERT INTO event_websites
+        SELECT website_id, 'UTC', CAST(sum(visitors) AS UINTEGER) FROM event_days GROUP BY website_id ORDER BY website_id;
+      DROP TABLE day_bases;
+      ALTER TABLE event_days DROP COLUMN visitors;`,
+  },
 ];

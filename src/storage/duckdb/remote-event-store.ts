@@ -52,6 +52,10 @@ export class RemoteEventStore implements EventStore {
     await this.call("rebuildAggregates", [websiteId ?? null]);
   }
 
+  async setZone(websiteId: number, zone: string): Promise<void> {
+    await this.call("setZone", [websiteId, zone]);
+  }
+
   async deleteWebsite(websiteId: number): Promise<void> {
     await this.call("deleteWebsite", [websiteId]);
   }

@@ -13,6 +13,7 @@ export const REMOTE_METHODS = [
   "queryStat",
   "queryRealtime",
   "rebuildAggregates",
+  "setZone",
   "deleteWebsite",
   "countEvents",
   "ping",

@@ -92,6 +92,8 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
       return store.queryRealtime(realtimeFromWire(args[0] as RealtimeQuery));
     case "rebuildAggregates":
       return store.rebuildAggregates(id(args[0]));
+    case "setZone":
+      return store.setZone(Number(args[0]), String(args[1]));
     case "deleteWebsite":
       return store.deleteWebsite(Number(args[0]));
     case "countEvents":

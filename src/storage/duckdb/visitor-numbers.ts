@@ -1,14 +1,16 @@
-// Gives each event of a batch its visitor's number on its website and UTC day, as the events
-// table stores it (dense numbers pack into a few bits; a 64-bit hash would take 8 bytes an
-// event): the number visitor_ids holds for a hash seen before that day, else the next ones
-// after event_days.visitors, in order of first appearance. The store's tables hold all of it;
-// this side holds one batch, so memory does not grow with the visitors.
+// Gives each event of a batch its visitor's number on its website, as the events table
+// stores it (numbers in time order pack into a few bits; a 64-bit hash would take 8 bytes an
+// event): the number visitor_ids holds for the hash on the event's local day (the salt's day,
+// so a hash is only ever looked up on one), else the next ones after event_websites.visitors,
+// in order of first appearance. Numbers are unique per website, so distinct numbers are
+// distinct visitor-days over any grouping of days (a local day spans two UTC days). The
+// store's tables hold all of it; this side holds one batch, so memory does not grow with the
+// visitors.
 
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DATE, INTEGER, UBIGINT, UINTEGER } from "@duckdb/node-api";
 import type { StoredEvent } from "../ports.js";
 import { appendColumns } from "./column-appender.js";
-import { dayNumberOf } from "./utc-days.js";
 
 /**
  * The temporary table a batch's distinct visitors are matched in (one per connection), made
@@ -20,13 +22,14 @@ export const BATCH_VISITORS_SQL = `CREATE OR REPLACE TEMP TABLE batch_visitors (
 
 /**
  * Per distinct (website, day, hash), in `seq` order: the number it already has, the numbers
- * its day has given, and its rank among the day's new hashes of the batch.
+ * its website has given (NULL: the website has no row yet), and its rank among the
+ * website's new hashes of the batch.
  */
-const MATCH_SQL = `SELECT b.seq, k.visitor AS known, d.visitors AS given,
-    row_number() OVER (PARTITION BY b.website_id, b.day, k.visitor IS NULL ORDER BY b.seq) AS nth
+const MATCH_SQL = `SELECT b.seq, k.visitor AS known, w.visitors AS given,
+    row_number() OVER (PARTITION BY b.website_id, k.visitor IS NULL ORDER BY b.seq) AS nth
   FROM batch_visitors b
     LEFT JOIN visitor_ids k ON k.website_id = b.website_id AND k.day = b.day AND k.hash = b.hash
-    LEFT JOIN event_days d ON d.website_id = b.website_id AND d.day = b.day
+    LEFT JOIN event_websites w ON w.website_id = b.website_id
   ORDER BY b.seq`;
 
 export interface NumberedBatch {
@@ -39,17 +42,21 @@ export interface NumberedBatch {
     hashes: BigUint64Array<ArrayBuffer>;
     numbers: Uint32Array<ArrayBuffer>;
   };
-  /** Per (website, day) of the batch, the numbers given once the batch is stored. */
-  days: { websiteId: number; day: number; visitors: number }[];
+  /** Per website of the batch, the numbers given once the batch is stored, and whether it had a row. */
+  websites: { websiteId: number; visitors: number; known: boolean }[];
+  /** The batch's (website, local day) pairs. */
+  days: { websiteId: number; day: number }[];
 }
 
 /**
  * Numbers the batch's visitors on `connection`, inside the caller's transaction (the batch
- * and its new numbers must be committed together). Writes nothing but the temporary table.
+ * and its new numbers must be committed together); `dayOf` gives an event's local day
+ * (days since 1970-01-01) in its website's zone. Writes nothing but the temporary table.
  */
 export async function numberVisitors(
   connection: DuckDBConnection,
   events: readonly StoredEvent[],
+  dayOf: (websiteId: number, ms: number) => number,
 ): Promise<NumberedBatch> {
   // Distinct (website, day, hash) of the batch, and each event's place among them.
   const slotOf = new Map<number, Map<bigint, number>>(); // key: website * 2^20 + day
@@ -57,13 +64,15 @@ export async function numberVisitors(
   const websiteIds: number[] = [];
   const dayNumbers: number[] = [];
   const hashes: bigint[] = [];
+  const days: { websiteId: number; day: number }[] = [];
   events.forEach((event, index) => {
-    const day = dayNumberOf(event.ts);
+    const day = dayOf(event.websiteId, event.ts.getTime());
     const key = event.websiteId * 1_048_576 + day;
     let group = slotOf.get(key);
     if (!group) {
       group = new Map();
       slotOf.set(key, group);
+      days.push({ websiteId: event.websiteId, day });
     }
     let slot = group.get(event.visitor);
     if (slot === undefined) {
@@ -94,22 +103,21 @@ export async function numberVisitors(
   ];
   const numbers = new Uint32Array(hashes.length);
   const isNew: number[] = [];
-  const dayTotals = new Map<number, { websiteId: number; day: number; visitors: number }>();
+  const websites = new Map<number, { websiteId: number; visitors: number; known: boolean }>();
   for (let seq = 0; seq < hashes.length; seq++) {
     const websiteId = websiteIds[seq] as number;
-    const day = dayNumbers[seq] as number;
-    const key = websiteId * 1_048_576 + day;
-    let total = dayTotals.get(key);
-    if (!total) {
-      total = { websiteId, day, visitors: given[seq] ?? 0 };
-      dayTotals.set(key, total);
+    let website = websites.get(websiteId);
+    if (!website) {
+      const before = given[seq];
+      website = { websiteId, visitors: before ?? 0, known: before !== null && before !== undefined };
+      websites.set(websiteId, website);
     }
     const number = known[seq];
     if (number !== null && number !== undefined) {
       numbers[seq] = number;
     } else {
       numbers[seq] = (given[seq] ?? 0) + Number(nth[seq]) - 1;
-      total.visitors = Math.max(total.visitors, (numbers[seq] as number) + 1);
+      website.visitors = Math.max(website.visitors, (numbers[seq] as number) + 1);
       isNew.push(seq);
     }
   }
@@ -121,6 +129,7 @@ export async function numberVisitors(
       hashes: BigUint64Array.from(isNew, (seq) => hashes[seq] as bigint),
       numbers: Uint32Array.from(isNew, (seq) => numbers[seq] as number),
     },
-    days: [...dayTotals.values()],
+    websites: [...websites.values()],
+    days,
   };
 }

@@ -24,6 +24,7 @@ export interface WebsitesTable {
   password_hash: string | null;
   /** Times the website left privacy 2: password cookies are signed over it (page-access.ts). */
   password_epoch: Generated<number>;
+  timezone: Generated<string>;
   email: number;
   exclude_bots: number;
   exclude_params: string | null;

@@ -38,6 +38,7 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
           exclude_bots: website.excludeBots,
           exclude_params: website.excludeParams,
           exclude_ips: website.excludeIps,
+          timezone: website.timezone,
           created_at: now,
           updated_at: now,
         })
@@ -70,6 +71,7 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
       exclude_bots: patch.excludeBots,
       exclude_params: patch.excludeParams,
       exclude_ips: patch.excludeIps,
+      timezone: patch.timezone,
     };
     const epoch = patch.endPasswordCookies ? { password_epoch: sql<number>`password_epoch + 1` } : {};
     const row = await this.db
@@ -136,6 +138,7 @@ function toWebsite(row: Selectable<WebsitesTable>): WebsiteRecord {
     excludeBots: Number(row.exclude_bots) as Flag,
     excludeParams: row.exclude_params,
     excludeIps: row.exclude_ips,
+    timezone: row.timezone,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

@@ -154,6 +154,15 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
           .execute();
       },
     },
+    // The time zone whose days and hours a website's statistics count in (IANA name).
+    "0008-websites-timezone": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable("websites")
+          .addColumn("timezone", "text", (c) => c.notNull().defaultTo("UTC"))
+          .execute();
+      },
+    },
   };
 }
 
