@@ -274,11 +274,11 @@ export async function createUser(dataDir, email = "bench@bench.example", env = {
 }
 
 /** Creates a website through the API and returns its id. */
-export async function createWebsite(url, key, domain = "bench.example") {
+export async function createWebsite(url, key, domain = "bench.example", timezone = "UTC") {
   const response = await fetch(`${url}/api/v1/websites`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ domain }).toString(),
+    body: new URLSearchParams({ domain, timezone }).toString(),
   });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`creating the website answered ${response.status}: ${text}`);

@@ -31,6 +31,8 @@ const { values: options } = parseArgs({
     runs: { type: "string", default: "5" },
     explain: { type: "string", default: "" },
     filters: { type: "string" },
+    // The website's time zone, as its settings say (bench/stats.mjs makes America/New_York).
+    zone: { type: "string", default: "UTC" },
   },
 });
 if (
@@ -69,6 +71,7 @@ const baseQuery = {
   from: options.from,
   to: options.to,
   filters: parsedFilters.filters,
+  zone: options.zone,
   search: null,
   sortBy: "count",
   sort: "desc",

@@ -9,12 +9,14 @@
 // visitor pool needs a large heap:
 //
 //   node --max-old-space-size=16384 bench/stats-seed.mjs --data-dir DIR --website-id 1 \
-//     --events 1000000 --expected FILE [--seed 1] [--batch 50000] [--days 30] [--end ISO]
+//     --events 1000000 --expected FILE [--seed 1] [--batch 50000] [--days 30] [--end ISO] [--zone Z]
 //
 // Progress goes to standard error; one JSON line with the figures to standard output.
 // Traffic: createTraffic with a visitor pool of events / 3 and 5 % custom events,
 // timestamps over `--days` whole UTC days ending at `--end` (default: the UTC midnight
 // two days ago, so every day is in the past and in the store's long-term aggregates).
+// `--zone` (an IANA name, UTC by default) is the website's time zone: days, hours and each
+// visitor's salt day are local to it.
 
 import fs from "node:fs";
 import path from "node:path";
@@ -45,6 +47,7 @@ const { values: options } = parseArgs({
     batch: { type: "string", default: "50000" },
     days: { type: "string", default: "30" },
     end: { type: "string" },
+    zone: { type: "string", default: "UTC" },
   },
 });
 for (const required of ["data-dir", "website-id", "events", "expected"]) {
@@ -69,6 +72,7 @@ const { IndexedGeoLookup, ensureGeoIndex, bundledGeoSources, BUILT_INDEX_DIR } =
 const { referrerHost, primaryLanguage } = await load("enrich/referrer.js");
 const { parsePageUrl, pageValue, campaignOf, cut } = await load("ingest/page-url.js");
 const { eventValue, clientIp } = await load("ingest/pipeline.js");
+const { zoneRule } = await load("stats/time-zone.js");
 
 const log = (message) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 const mib = (bytes) => Math.round(bytes / 1048576);
@@ -200,6 +204,10 @@ const dayString = (dayNumber) => {
 
 const store = await DuckDbEventStore.open(options["data-dir"], { upkeep: false });
 await store.migrate();
+await store.setZone(websiteId, options.zone);
+// The zone's offsets over the seeded instants (in time order): a pointer walks them.
+const offsets = zoneRule(options.zone).segments(end - days * DAY_MS, end);
+let segment = 0;
 
 let generated = 0;
 let stored = 0;
@@ -260,8 +268,10 @@ try {
       skipped += 1;
       continue;
     }
-    const dayNumber = Math.floor(ms / DAY_MS);
-    const hour = Math.floor((ms - dayNumber * DAY_MS) / HOUR_MS);
+    while (segment + 1 < offsets.length && ms >= offsets[segment + 1].start) segment += 1;
+    const local = ms + offsets[segment].offset * 1000;
+    const dayNumber = Math.floor(local / DAY_MS);
+    const hour = Math.floor((local - dayNumber * DAY_MS) / HOUR_MS);
     const day = dayString(dayNumber);
     if (firstDay === null) firstDay = day;
     lastDay = day;

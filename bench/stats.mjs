@@ -3,7 +3,7 @@
 // holds while answering, and how large the event store is on disk.
 //
 //   npm run build
-//   node bench/stats.mjs [--sizes 1000000,10000000,100000000] [--seed 1] [--keep]
+//   node bench/stats.mjs [--sizes 1000000,10000000,100000000] [--seed 1] [--keep] [--zone Z]
 //
 // For each size, in a fresh data directory:
 //   1. a user (`users create`, the API key is the last line it prints) and a website
@@ -20,6 +20,8 @@
 //   4. the size of events.duckdb (+ WAL) after the server stopped, and (store-stats.mjs)
 //      where the bytes go;
 //   5. the data directory removed (unless --keep).
+// `--zone` is the website's time zone (America/New_York by default: the statistics' days
+// and hours are local, and a window holds a change of offset when it spans one).
 // Then a table of every figure with its target. `--profile NAME` adds, for each size, a
 // CPU profile of the server (`node --cpu-prof`) answering that statistic `--profile-runs`
 // times. Progress goes to standard error, the report to standard output (`--json`).
@@ -51,6 +53,7 @@ const { values: options } = parseArgs({
     runs: { type: "string", default: "5" },
     batch: { type: "string", default: "50000" },
     days: { type: "string", default: "30" },
+    zone: { type: "string", default: "America/New_York" },
     "server-cpu": { type: "string", default: "1" },
     "client-cpu": { type: "string", default: "0" },
     dir: { type: "string", default: os.tmpdir() },
@@ -188,7 +191,7 @@ async function measureSize(size) {
     // 1. A user and a website.
     const key = await createUser(dataDir);
     const setup = await startServer(dataDir, logFile);
-    const websiteId = await createWebsite(setup.url, key, "bench.example");
+    const websiteId = await createWebsite(setup.url, key, "bench.example", options.zone);
     await stopServer(setup);
     log(`website ${websiteId} created`);
     // A kept store can be queried again later (stats-query.mjs --key "$(cat DIR/api-key)").
@@ -220,6 +223,8 @@ async function measureSize(size) {
       options.batch,
       "--days",
       options.days,
+      "--zone",
+      options.zone,
     ]);
     const seeded = result.seed;
     log(

@@ -1,13 +1,13 @@
-// The parameters every statistics route shares: the range of UTC days and the filters
+// The parameters every statistics route shares: the range of days (the website's time zone) and the filters
 // (src/stats/stats-filter.ts), described once for the API document.
 
 import { Type } from "typebox";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 
-export const FromParam = Type.String({ "x-rule": "day", description: "First UTC day, YYYY-MM-DD." });
+export const FromParam = Type.String({ "x-rule": "day", description: "First day (of the website's time zone), YYYY-MM-DD." });
 export const ToParam = Type.String({
   "x-rule": "day",
-  description: "Last UTC day (inclusive), YYYY-MM-DD; not before from.",
+  description: "Last day (inclusive), YYYY-MM-DD; not before from.",
 });
 
 export const FiltersParam = Type.Optional(

@@ -1,4 +1,4 @@
-// GET /api/v1/stats/{id}: one statistic of one website over a range of UTC days, of all its
+// GET /api/v1/stats/{id}: one statistic of one website over a range of days, of all its
 // events or those the filters select, in the original product's flat paginator shape or as
 // CSV (every row).
 

@@ -5,7 +5,7 @@
 
 export type RowFilter = "pageviews" | "visits" | "events";
 export type Measure = "rows" | "visitors";
-/** The stored column a statistic groups by, or the event's UTC day or hour. */
+/** The stored column a statistic groups by, or the event's day or hour in the website's time zone. */
 export type Dimension =
   | "day"
   | "hour"
@@ -60,7 +60,7 @@ export const STATS = [
     rows: "pageviews",
     dimension: "hour",
     measure: "rows",
-    description: "Pageviews per hour of day (00-23 UTC), summed over the range.",
+    description: "Pageviews per hour of day (00-23 in the website's time zone), summed over the range.",
   },
   {
     name: "visitors_hours",
