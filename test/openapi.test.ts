@@ -98,6 +98,7 @@ describe("API documentation", () => {
       "exclude_params",
       "password",
       "privacy",
+      "timezone",
     ]);
     assert.deepEqual(form.required, ["domain"]);
   });
@@ -118,6 +119,7 @@ describe("API documentation", () => {
       "exclude_bots",
       "exclude_params",
       "exclude_ips",
+      "timezone",
       "created_at",
       "updated_at",
     ]);

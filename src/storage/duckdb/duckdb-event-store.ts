@@ -385,7 +385,7 @@ export class DuckDbEventStore implements EventStore {
 
   private async runUpkeep(): Promise<void> {
     const now = this.clock.now().getTime();
-    // Days before UTC's tomorrow (the local today of zones up to 24 hours ahead), of which
+    // Days up to UTC's tomorrow (a zone ahead of UTC may have ended today already), of which
     // foldDays keeps those that ended.
     await this.translated(
       this.foldDays(
