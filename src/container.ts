@@ -110,6 +110,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
     await metadata.close();
     throw error;
   }
+  try {
+    // The event store learns a zone as it changes (WebsiteService); told again here, a change
+    // it missed (a crash in between) is applied now rather than counted from raw events for good.
+    for (const { id, timezone } of await metadata.websites.zones()) await eventStore.setZone(id, timezone);
+  } catch (error) {
+    await eventStore.close();
+    await metadata.close();
+    throw error;
+  }
   // The geolocation index, written on first need if it is not there (a given database's,
   // in the data directory); every thread reads the same file.
   let geoIndex: Promise<string> | null = null;

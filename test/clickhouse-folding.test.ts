@@ -186,6 +186,54 @@ for (const engine of CLICKHOUSE_ENGINES) {
       assert.deepEqual(await folds(), ["1", "2", "3", "5"]);
     });
 
+    it("folds the local days of a website in another zone, and counts a late insert at once", async () => {
+      const zone = "America/New_York";
+      const site = 3;
+      const dayIn = new Intl.DateTimeFormat("en-CA", { timeZone: zone });
+      // Each visitor's hash salted per New York day, as the pipeline does.
+      const zoned = (count: number, start: number, days: number) =>
+        randomEvents(next, count, { start, days, visitor: () => pick(next, visitors) }).map((event) => ({
+          ...event,
+          websiteId: site,
+          visitor: event.visitor ^ BigInt(Date.parse(dayIn.format(event.ts)) / DAY_MS),
+        }));
+      await Promise.all([house.setZone(site, zone), duck.setZone(site, zone)]);
+      await insert(zoned(800, START, 4));
+      const sameInZone = async (message: string) =>
+        assert.deepEqual(
+          await answers(house, site, "2026-01-01", "2026-12-31", zone),
+          await answers(duck, site, "2026-01-01", "2026-12-31", zone),
+          message,
+        );
+      const markers = async () => {
+        let n = 0;
+        const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+        await onNodes<{ n: string }>(provisioned, async (run) => {
+          const [row] = await run(`SELECT count() AS n FROM ${database}.zone_counts_local
+            WHERE website_id = ${site} AND zone = '${zone}' AND stat = 0`);
+          n += Number(row?.n ?? 0);
+        });
+        return n;
+      };
+      await sameInZone("before folding");
+      assert.equal(await markers(), 0);
+      assert.ok((await house.folder.fold()) >= 3, "the closed local days, on each node");
+      const folded = await markers();
+      assert.ok(folded >= 3, `folds of the closed local days (${folded})`);
+      await duck.rebuildAggregates(site);
+      await sameInZone("after folding");
+      assert.equal(await house.folder.fold(), 0, "nothing is folded twice");
+      await insert(zoned(150, START + DAY_MS, 1));
+      await sameInZone("right after a late insert");
+      assert.ok((await house.folder.fold()) >= 1, "the days the late insert touched");
+      await sameInZone("after folding them again");
+      assert.deepEqual(
+        await answers(house, site, "2026-01-01", "2026-12-31", "UTC"),
+        await answers(duck, site, "2026-01-01", "2026-12-31", "UTC"),
+        "and in UTC, from the UTC aggregates",
+      );
+    });
+
     it("folds by itself once started, after a day stopped changing, and stops with close()", async () => {
       const own = await provisionClickHouse(engine);
       const store = new ClickHouseEventStore(own, { clock: new ManualClock(NOW) });
@@ -257,7 +305,8 @@ for (const engine of CLICKHOUSE_ENGINES) {
           const versions = await run(`SELECT version FROM ${database}.schema_migrations ORDER BY version`);
           assert.deepEqual(
             versions.map((row) => Number(row.version)),
-            [1, 2],
+            CLICKHOUSE_MIGRATIONS.map((migration) => migration.version),
+            "every version since applied",
           );
           const [left] = await run(
             `SELECT count() AS tables FROM system.tables WHERE database = '${database}' AND name LIKE 'visitor_stats%'`,

@@ -4,7 +4,10 @@
 import { Type } from "typebox";
 import { FILTER_DIMENSIONS, FILTER_SYNTAX } from "../stats/stats-filter.js";
 
-export const FromParam = Type.String({ "x-rule": "day", description: "First day (of the website's time zone), YYYY-MM-DD." });
+export const FromParam = Type.String({
+  "x-rule": "day",
+  description: "First day (of the website's time zone), YYYY-MM-DD.",
+});
 export const ToParam = Type.String({
   "x-rule": "day",
   description: "Last day (inclusive), YYYY-MM-DD; not before from.",

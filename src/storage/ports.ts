@@ -95,6 +95,8 @@ export interface WebsiteRepository {
   update(userId: number, id: number, patch: WebsitePatch, now: Date): Promise<WebsiteRecord | null>;
   delete(userId: number, id: number): Promise<boolean>;
   list(query: WebsiteListQuery): Promise<{ items: WebsiteRecord[]; total: number }>;
+  /** Every website's time zone (the event store is told them when a server starts). */
+  zones(): Promise<{ id: number; timezone: string }[]>;
 }
 
 /** A day's salt as asked for: stored if the day has none, and kept at least until `keepUntil`. */

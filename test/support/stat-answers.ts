@@ -15,7 +15,13 @@ export const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" |
   { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
 ];
 
-export async function answers(store: EventStore, websiteId: number, from = "2026-01-01", to = "2026-12-31") {
+export async function answers(
+  store: EventStore,
+  websiteId: number,
+  from = "2026-01-01",
+  to = "2026-12-31",
+  zone = "UTC",
+) {
   const result: Record<string, unknown> = {};
   for (const stat of STATS) {
     for (const [i, variant] of VARIANTS.entries()) {
@@ -25,7 +31,7 @@ export async function answers(store: EventStore, websiteId: number, from = "2026
         from,
         to,
         filters: [],
-        zone: "UTC",
+        zone,
         ...variant,
       });
     }

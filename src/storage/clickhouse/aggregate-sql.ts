@@ -75,16 +75,15 @@ export function statSelect(
       FROM ${events} WHERE ${ROW_FILTERS[only.rows]}${where ? sql` AND ${where}` : sql``}
       GROUP BY website_id, stat, ${dayKey}, value`;
   }
-  if (time !== UTC_TIME) throw new Error("local days are counted one statistic at a time");
   const tuples = stats.map(
     (stat) =>
       sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension, time)}, toUInt8(${ROW_FILTERS[stat.rows]}))`,
   );
-  return sql`SELECT website_id, tupleElement(s, 1) AS stat, day, tupleElement(s, 2) AS value, ${counted}
+  return sql`SELECT website_id, tupleElement(s, 1) AS stat, ${day}, tupleElement(s, 2) AS value, ${counted}
     FROM ${events}
     ARRAY JOIN arrayFilter(x -> tupleElement(x, 3) = 1, [${sqlJoin(tuples, ", ")}]) AS s
     ${where ? sql`WHERE ${where}` : sql``}
-    GROUP BY website_id, stat, day, value`;
+    GROUP BY website_id, stat, ${dayKey}, value`;
 }
 
 /** Events of the UTC days `days` (YYYY-MM-DD), with a range of `ts` the primary key can use. */

@@ -6,6 +6,7 @@
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
 import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import { DEFAULT_TIME_ZONE } from "../../stats/time-zone.js";
 import {
   EVENT_KIND_CODES,
   EVENT_KINDS,
@@ -26,11 +27,19 @@ import {
   filteredCountsSql,
   type NodeCounts,
   pageOfCounts,
+  valueConditions,
   visitorCountsSql,
   visitorPlanSql,
 } from "./stat-sql.js";
+import { setZoneSql, zoneCountsSql } from "./zone-folds.js";
 
-const LOCAL_TABLES = ["events_local", "row_stats_local", "visitor_counts_local"] as const;
+const LOCAL_TABLES = [
+  "events_local",
+  "row_stats_local",
+  "visitor_counts_local",
+  "zone_counts_local",
+  "website_zones_local",
+] as const;
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
 
@@ -99,7 +108,15 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
-    if (query.filters.length > 0 || !countsUtcDays(query)) {
+    if (query.filters.length === 0 && !countsUtcDays(query)) {
+      // A website in another zone: its local days' folds, or its raw events (zone-folds.ts).
+      const counts = await this.nodes.onEachNode(async (node) => {
+        const counting = await zoneCountsSql(node, this.db, query, valueConditions(query));
+        return counting ? node.query<NodeCounts>(counting) : [];
+      });
+      return pageOfCounts(counts.flat(), query);
+    }
+    if (query.filters.length > 0) {
       const counts = await this.nodes.onEachNode((node) =>
         node.query<NodeCounts>(filteredCountsSql(query, this.db)),
       );
@@ -133,7 +150,7 @@ export class ClickHouseEventStore implements EventStore {
   async rebuildAggregates(websiteId?: number): Promise<void> {
     await this.serialised(() =>
       this.nodes.onEveryNode(async (node) => {
-        for (const table of ["row_stats_local", "visitor_counts_local"]) {
+        for (const table of ["row_stats_local", "visitor_counts_local", "zone_counts_local"]) {
           if (websiteId === undefined)
             await node.command(sql`TRUNCATE TABLE ${this.db}.${sqlIdentifier(table)}`);
           else await this.deleteRows(node, sqlIdentifier(table), websiteId);
@@ -149,10 +166,24 @@ export class ClickHouseEventStore implements EventStore {
 
   /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
   /**
-   * Nothing to count again: the aggregates are kept per UTC day, and a query in another
-   * zone counts from each node's raw events (stat-sql.ts), exact whatever the zone.
+   * Records the zone on every node: their folders fold the website's closed local days in
+   * it from the next round (zone-folds.ts); queries in it count raw events until then. Folds
+   * of the zone before stay until the website is rebuilt or deleted.
    */
-  async setZone(_websiteId: number, _zone: string): Promise<void> {}
+  setZone(websiteId: number, zone: string): Promise<void> {
+    const version = Date.now();
+    return this.serialised(() =>
+      this.nodes.onEveryNode(async (node) => {
+        // Each server start tells every zone again: written only when it changes.
+        const known = await node.query<{ zone: string }>(
+          sql`SELECT argMax(zone, version) AS zone FROM ${this.db}.website_zones_local WHERE website_id = ${websiteId}`,
+        );
+        if ((known[0]?.zone || DEFAULT_TIME_ZONE) !== zone) {
+          await node.command(setZoneSql(this.db, websiteId, zone, version));
+        }
+      }),
+    );
+  }
 
   deleteWebsite(websiteId: number): Promise<void> {
     return this.serialised(() =>

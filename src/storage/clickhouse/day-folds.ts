@@ -15,6 +15,7 @@ import {
 } from "./aggregate-sql.js";
 import type { ClickHouseNodes, NodeRunner } from "./clickhouse-nodes.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
+import { foldLocalDay, staleLocalDays, type ZonedWebsite, zonedWebsitesSql } from "./zone-folds.js";
 
 /**
  * A round every 10 s folds the days closed and left unchanged since the previous round:
@@ -135,7 +136,8 @@ export class DayFolder {
    */
   async fold(settledOnly = false): Promise<number> {
     const db = this.nodes.database;
-    const today = this.clock.now().toISOString().slice(0, 10);
+    const now = this.clock.now().getTime();
+    const today = new Date(now).toISOString().slice(0, 10);
     const seen = new Map<string, string>();
     let folded = 0;
     await this.nodes.onEveryNode(async (node: NodeRunner, index) => {
@@ -149,6 +151,21 @@ export class DayFolder {
         if (this.stopped) return;
         await this.serialised(() => node.command(foldSql(db, batch), ONE_PART));
         folded += batch.length;
+      }
+      // The local days of websites in other zones (zone-folds.ts), settled the same way.
+      const zoned = this.stopped
+        ? []
+        : await node.query<{ website_id: number; zone: string }>(zonedWebsitesSql(db));
+      for (const row of zoned) {
+        const website: ZonedWebsite = { websiteId: Number(row.website_id), zone: String(row.zone) };
+        for (const day of await staleLocalDays(node, db, website, now)) {
+          const key = `${index} ${day.websiteId} ${day.zone} ${day.day}`;
+          seen.set(key, String(day.signature));
+          if (settledOnly && this.seen.get(key) !== String(day.signature)) continue;
+          if (this.stopped) return;
+          await this.serialised(() => foldLocalDay(node, db, day));
+          folded += 1;
+        }
       }
       const superseded = this.stopped ? [] : await node.query<{ fold: string }>(supersededSql(db));
       if (superseded.length === 0) return;

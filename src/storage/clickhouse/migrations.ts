@@ -6,7 +6,8 @@
 //
 // History: version 1 kept uniqExact states of every (day, value) of the unique-visitor
 // statistics (visitor_stats_local), which each query had to merge; version 2 replaced them
-// with plain counts of closed days, folded (visitor_counts_local).
+// with plain counts of closed days, folded (visitor_counts_local); version 3 added the zones
+// of websites not in UTC and the folds of their local days (zone-folds.ts).
 // With a cluster, the Distributed tables events and row_stats are created on each migrate
 // (distributedTables below), so a server given a cluster later gets them then.
 
@@ -68,6 +69,19 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       sql`DROP TABLE IF EXISTS ${db}.visitor_stats_mv`,
       sql`DROP TABLE IF EXISTS ${db}.visitor_stats`,
       sql`DROP TABLE IF EXISTS ${db}.visitor_stats_local`,
+    ],
+  },
+  {
+    version: 3,
+    name: "website_zones_local and zone_counts_local (folded local days)",
+    statements: (db) => [
+      sql`CREATE TABLE IF NOT EXISTS ${db}.website_zones_local (
+        website_id UInt32, zone String, version UInt64
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY website_id`,
+      sql`CREATE TABLE IF NOT EXISTS ${db}.zone_counts_local (
+        website_id UInt32, zone String, stat UInt8, day Date, value String, counted UInt64,
+        fold UInt64, folded_at DateTime
+      ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (website_id, zone, stat, day, fold, value)`,
     ],
   },
 ];

@@ -17,8 +17,8 @@ import {
   onDays,
   PAGEVIEWS_PER_DAY,
   statSelect,
-  type TimeSql,
 } from "./aggregate-sql.js";
+import { localTime, utcDaysOf } from "./local-time.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
@@ -32,7 +32,7 @@ function inRange(query: StatsQuery): Sql {
 }
 
 /** The statistic's own conditions on the value: no empty value where it means "none", the search. */
-function valueConditions(query: StatsQuery): Sql[] {
+export function valueConditions(query: StatsQuery): Sql[] {
   const conditions: Sql[] = [];
   if (query.stat.omitsEmptyValue) conditions.push(sql`value != ''`);
   // The needle is lowercase (StatsQuery); position() matches it literally, % and _ included.
@@ -118,23 +118,6 @@ export function countsUtcDays(query: StatsQuery): boolean {
   return query.zone === DEFAULT_TIME_ZONE || zoneRule(query.zone).isUtc;
 }
 
-/** The local day and hour of events between the instants `from` and `to` (ms) in `zone`. */
-function localTime(zone: string, from: number, to: number): TimeSql {
-  const [first, ...changes] = zoneRule(zone).segments(from, to);
-  let offset = sql`${first?.offset ?? 0}`;
-  if (changes.length > 0) {
-    const before = [first, ...changes];
-    const arms = changes.flatMap((change, i) => [
-      sql`ts < toDateTime(${change.start / 1000})`,
-      sql`${before[i]?.offset ?? 0}`,
-    ]);
-    offset = sql`multiIf(${sqlJoin(arms, ", ")}, ${changes.at(-1)?.offset ?? 0})`;
-  }
-  // ts is DateTime('UTC'): shifted by the offset, its UTC date and hour are the local ones.
-  const local = sql`(ts + ${offset})`;
-  return { day: sql`toDate(${local})`, hour: sql`formatDateTime(${local}, '%H', 'UTC')` };
-}
-
 /**
  * On one node: the statistic's counts per value over the range's local days, from the raw
  * events every filter holds for (events are sharded by visitor, so each node's distinct
@@ -142,13 +125,11 @@ function localTime(zone: string, from: number, to: number): TimeSql {
  */
 export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
   const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
-  const utcDays = [new Date(start), new Date(end - 1000)].map((instant) =>
-    instant.toISOString().slice(0, 10),
-  );
+  const [firstUtc, lastUtc] = utcDaysOf(start, end);
   const where = sqlJoin(
     [
       // The UTC days (partitions) and the primary key's range of ts, so only the window's granules are read.
-      sql`website_id = ${query.websiteId} AND day >= toDate(${utcDays[0] as string}) AND day <= toDate(${utcDays[1] as string})`,
+      sql`website_id = ${query.websiteId} AND day >= toDate(${firstUtc}) AND day <= toDate(${lastUtc})`,
       sql`ts >= toDateTime(${start / 1000}) AND ts < toDateTime(${end / 1000})`,
       ...query.filters.map(filterSql),
     ],

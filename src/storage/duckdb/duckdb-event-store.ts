@@ -501,10 +501,10 @@ export class DuckDbEventStore implements EventStore {
         await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
       }
       if (span?.first === null || span?.first === undefined) return;
-      const { day } = timeSql(zone, Number(span.first), Number(span.last) + 1000);
+      const time = timeSql(zone, Number(span.first), Number(span.last) + 1000);
       await this.writer.run(
-        `INSERT INTO event_days SELECT website_id, day, CAST($2 AS TIMESTAMP_S), false
-         FROM (SELECT DISTINCT e.website_id, ${day} AS day FROM events e WHERE e.website_id = $1) ORDER BY day`,
+        `INSERT INTO event_days SELECT website_id, CAST(${time.date("day")} AS DATE), CAST($2 AS TIMESTAMP_S), false
+         FROM (SELECT DISTINCT e.website_id, ${time.day} AS day FROM events e WHERE e.website_id = $1) ORDER BY day`,
         [websiteId, settled],
       );
     });

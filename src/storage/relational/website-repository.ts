@@ -51,6 +51,11 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
     }
   }
 
+  async zones(): Promise<{ id: number; timezone: string }[]> {
+    const rows = await this.db.selectFrom("websites").select(["id", "timezone"]).orderBy("id").execute();
+    return rows.map((row) => ({ id: Number(row.id), timezone: row.timezone }));
+  }
+
   find(userId: number, id: number): Promise<WebsiteRecord | null> {
     return this.findWhere((eb) => eb.and([eb("id", "=", id), eb("user_id", "=", userId)]));
   }
