@@ -186,6 +186,39 @@ for (const engine of CLICKHOUSE_ENGINES) {
       assert.deepEqual(await folds(), ["1", "2", "3", "5"]);
     });
 
+    it("deletes a local day's fold 10 minutes after a newer one, and folds of a zone the website left", async () => {
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      const folds = async () => {
+        const found = new Set<string>();
+        await onNodes<{ fold: string }>(provisioned, async (run) => {
+          const rows = await run(`SELECT DISTINCT toString(fold) AS fold FROM ${database}.zone_counts_local
+            WHERE website_id = 8`);
+          for (const row of rows) found.add(row.fold);
+        });
+        return [...found].sort();
+      };
+      // Website 8 (no events) moved from Berlin to Tokyo an hour ago.
+      await onNodes(provisioned, async (run) => {
+        await run(`INSERT INTO ${database}.website_zones_local VALUES
+          (8, 'Europe/Berlin', (toUInt64(now()) - 7200) * 1000), (8, 'Asia/Tokyo', (toUInt64(now()) - 3600) * 1000)`);
+        for (const [fold, zone, days, age] of [
+          [11, "Europe/Berlin", 0, 7200],
+          [12, "Asia/Tokyo", 0, 7200],
+          [13, "Asia/Tokyo", 0, 60],
+          [14, "Asia/Tokyo", 1, 7200],
+          [15, "Asia/Tokyo", 1, 900],
+        ])
+          await run(`INSERT INTO ${database}.zone_counts_local
+            SELECT 8, '${zone}', 0, toDate('${day(days as number)}'), '', 1, ${fold}, now() - ${age}`);
+      });
+      await house.folder.fold();
+      for (let tries = 0; (await folds()).length > 3; tries++) {
+        assert.ok(tries < 100, "the unread folds are deleted");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.deepEqual(await folds(), ["12", "13", "15"]);
+    });
+
     it("folds the local days of a website in another zone, and counts a late insert at once", async () => {
       const zone = "America/New_York";
       const site = 3;

@@ -14,8 +14,14 @@ import {
   VISITOR_STATS,
 } from "./aggregate-sql.js";
 import type { ClickHouseNodes, NodeRunner } from "./clickhouse-nodes.js";
-import { type Sql, sql, sqlJoin } from "./sql-escape.js";
-import { foldLocalDay, staleLocalDays, type ZonedWebsite, zonedWebsitesSql } from "./zone-folds.js";
+import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
+import {
+  foldLocalDay,
+  staleLocalDays,
+  unreadZoneFoldsSql,
+  type ZonedWebsite,
+  zonedWebsitesSql,
+} from "./zone-folds.js";
 
 /**
  * A round every 10 s folds the days closed and left unchanged since the previous round:
@@ -42,10 +48,15 @@ interface StaleDay {
   pageviews: string;
 }
 
-/** On one node: closed days with pageviews whose latest fold is missing or stale, oldest first. */
+/**
+ * On one node: closed days with pageviews whose latest fold is missing or stale, oldest
+ * first; not of websites in another zone, whose queries read their local days' folds.
+ */
 export function staleDaysSql(db: Sql, today: string): Sql {
   const days = sql`SELECT website_id, day, sum(hits) AS pageviews FROM ${db}.row_stats_local
-    WHERE stat = ${PAGEVIEWS_PER_DAY.id} AND day < toDate(${today}) GROUP BY website_id, day`;
+    WHERE stat = ${PAGEVIEWS_PER_DAY.id} AND day < toDate(${today})
+      AND website_id NOT IN (SELECT website_id FROM (${zonedWebsitesSql(db)}))
+    GROUP BY website_id, day`;
   const folds = sql`SELECT website_id, day, sum(pageviews) FROM ${db}.visitor_counts_local
     WHERE stat = ${FOLD_MARKER} GROUP BY website_id, day, fold`;
   return sql`SELECT website_id, toString(day) AS day, toString(pageviews) AS pageviews FROM (
@@ -167,15 +178,27 @@ export class DayFolder {
           folded += 1;
         }
       }
-      const superseded = this.stopped ? [] : await node.query<{ fold: string }>(supersededSql(db));
-      if (superseded.length === 0) return;
-      const folds = sqlJoin(
-        superseded.map((row) => sql`${BigInt(row.fold)}`),
-        ", ",
-      );
-      await node.command(sql`ALTER TABLE ${db}.visitor_counts_local DELETE WHERE fold IN (${folds})`);
+      await this.deleteFolds(node, "visitor_counts_local", supersededSql(db));
+      await this.deleteFolds(node, "zone_counts_local", unreadZoneFoldsSql(db, SUPERSEDED_AFTER_S));
     });
     this.seen = seen;
     return folded;
+  }
+
+  /** Deletes from `table` the folds `unread` lists, unless an earlier delete there is still running. */
+  private async deleteFolds(node: NodeRunner, table: string, unread: Sql): Promise<void> {
+    if (this.stopped) return;
+    const listed = await node.query<{ fold: string }>(unread);
+    if (listed.length === 0) return;
+    const db = this.nodes.database;
+    const pending = await node.query<{ n: string }>(
+      sql`SELECT count() AS n FROM system.mutations WHERE database = ${db.text} AND table = ${table} AND is_done = 0`,
+    );
+    if (Number(pending[0]?.n ?? 0) > 0) return;
+    const folds = sqlJoin(
+      listed.map((row) => sql`${BigInt(row.fold)}`),
+      ", ",
+    );
+    await node.command(sql`ALTER TABLE ${db}.${sqlIdentifier(table)} DELETE WHERE fold IN (${folds})`);
   }
 }

@@ -104,6 +104,24 @@ function ofLocalDays(
   };
 }
 
+/**
+ * On one node: the folds nothing reads any more, once `afterS` seconds have passed (a query
+ * that chose one may still be reading it): those a newer fold of their day replaced, and
+ * those of a zone the website left.
+ */
+export function unreadZoneFoldsSql(db: Sql, afterS: number): Sql {
+  const markers = sql`SELECT website_id, zone, day, fold, max(folded_at) AS at FROM ${db}.zone_counts_local
+    WHERE stat = ${MARKER} GROUP BY website_id, zone, day, fold`;
+  const replaced = sql`SELECT fold FROM (${markers}) AS each_fold ALL INNER JOIN (
+      SELECT website_id, zone, day, max(at) AS newest FROM (${markers}) GROUP BY website_id, zone, day
+    ) AS latest USING (website_id, zone, day) WHERE at < newest AND newest < now() - ${afterS}`;
+  const leftZone = sql`SELECT fold FROM (${markers}) AS each_fold ALL INNER JOIN (
+      SELECT website_id, argMax(zone, version) AS current, max(version) AS changed
+      FROM ${db}.website_zones_local GROUP BY website_id
+    ) AS zones USING (website_id) WHERE zone != current AND changed < (toUInt64(now()) - ${afterS}) * 1000`;
+  return sql`SELECT DISTINCT toString(fold) AS fold FROM (${replaced} UNION ALL ${leftZone})`;
+}
+
 /** A local day whose fold is missing or stale on a node, with the signature to fold it at. */
 export interface StaleLocalDay extends ZonedWebsite {
   day: string;
