@@ -11,6 +11,10 @@
 //     --cluster analytics [--database-url postgres://...] [--events 10000000] [--batch 10000]
 //     [--concurrency 2] [--days 30] [--runs 5] [--server-cpu 1] [--load-cpu 0]
 //     [--targets embedded,cluster] [--keep] [--json] [--filters "page==/pricing|browser!=Chrome"]
+//     [--zone America/New_York]
+//
+// `--zone` is the website's time zone (America/New_York by default, as bench/stats.mjs):
+// the cluster then folds the website's local days (zone-folds.ts), which it waits for too.
 //
 // The product's server runs pinned to --server-cpu and the import's generator to
 // --load-cpu; the ClickHouse servers are not pinned (they are started by
@@ -26,6 +30,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { STATS } from "../dist/src/stats/catalog.js";
 import { staleDaysSql } from "../dist/src/storage/clickhouse/day-folds.js";
+import { staleLocalDays } from "../dist/src/storage/clickhouse/zone-folds.js";
 import { sqlIdentifier } from "../dist/src/storage/clickhouse/sql-escape.js";
 import {
   BENCH_DIR,
@@ -61,6 +66,7 @@ const { values: options } = parseArgs({
     targets: { type: "string", default: "embedded,cluster" },
     keep: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
+    zone: { type: "string", default: "America/New_York" },
   },
 });
 const targets = options.targets.split(",").filter(Boolean);
@@ -172,7 +178,7 @@ async function measureTarget(target) {
       env,
     });
     try {
-      const websiteId = await createWebsite(server.url, key);
+      const websiteId = await createWebsite(server.url, key, "bench.example", options.zone);
       await waitQuiet({ maxBusyPct: 20, timeoutMs: 120_000 });
 
       log(
@@ -216,6 +222,18 @@ async function measureTarget(target) {
               `${staleDaysSql(sqlIdentifier(database), today).text} FORMAT JSONEachRow`,
             );
             stale += text.split("\n").filter(Boolean).length;
+            // The website's local days, when its zone is not UTC.
+            const node = {
+              query: async (statement) =>
+                (await clickhouse(url, `${statement.text} FORMAT JSONEachRow`))
+                  .split("\n")
+                  .filter(Boolean)
+                  .map((line) => JSON.parse(line)),
+            };
+            if (options.zone !== "UTC") {
+              const website = { websiteId, zone: options.zone };
+              stale += (await staleLocalDays(node, sqlIdentifier(database), website, Date.now())).length;
+            }
           }
           if (stale === 0) break;
           if (Date.now() - started > 600_000)
