@@ -16,9 +16,13 @@ const ROW_FILTERS: Record<RowFilter, string> = {
   events: "e.kind = 1",
 };
 
-/** An instant (ms) as a DuckDB TIMESTAMP literal (stored instants are whole seconds). */
+/**
+ * An instant (ms) as a literal of the events' ts type (stored instants are whole seconds):
+ * compared with a TIMESTAMP instead, DuckDB casts ts for every row, and cannot skip the row
+ * groups outside the range by their min and max.
+ */
 export function instantSql(ms: number): string {
-  return `CAST('${new Date(ms).toISOString().slice(0, 19).replace("T", " ")}' AS TIMESTAMP)`;
+  return `CAST('${new Date(ms).toISOString().slice(0, 19).replace("T", " ")}' AS TIMESTAMP_S)`;
 }
 
 /**
