@@ -30,8 +30,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { STATS } from "../dist/src/stats/catalog.js";
 import { staleDaysSql } from "../dist/src/storage/clickhouse/day-folds.js";
-import { staleLocalDays } from "../dist/src/storage/clickhouse/zone-folds.js";
 import { sqlIdentifier } from "../dist/src/storage/clickhouse/sql-escape.js";
+import { staleLocalDays } from "../dist/src/storage/clickhouse/zone-folds.js";
 import {
   BENCH_DIR,
   cpuTimeMs,

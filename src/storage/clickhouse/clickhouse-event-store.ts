@@ -164,11 +164,10 @@ export class ClickHouseEventStore implements EventStore {
     await this.folder.fold();
   }
 
-  /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
   /**
    * Records the zone on every node: their folders fold the website's closed local days in
    * it from the next round (zone-folds.ts); queries in it count raw events until then. Folds
-   * of the zone before stay until the website is rebuilt or deleted.
+   * of the zone before are deleted 10 minutes later.
    */
   setZone(websiteId: number, zone: string): Promise<void> {
     const version = Date.now();
@@ -185,6 +184,7 @@ export class ClickHouseEventStore implements EventStore {
     );
   }
 
+  /** Deletes the website's events and aggregates on every node and waits until the deletes are done. */
   deleteWebsite(websiteId: number): Promise<void> {
     return this.serialised(() =>
       this.nodes.onEveryNode(async (node) => {
