@@ -9,27 +9,19 @@ import net from "node:net";
 import { describe, it } from "node:test";
 import { ConfigError } from "../src/config.js";
 import { STATS } from "../src/stats/catalog.js";
-import type { StatsQuery } from "../src/stats/stats-query.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
 import { referenceStat } from "./support/reference-stats.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
+import { EVERY_ROW } from "./support/stat-answers.js";
 import { createTestApp } from "./support/test-app.js";
 
 const missing = clickhouseMissing();
 
 const START = Date.UTC(2026, 5, 10);
 const WHOLE = { from: "2026-06-01", to: "2026-06-30" };
-const PAGE: Pick<StatsQuery, "filters" | "zone" | "search" | "sortBy" | "sort" | "limit" | "offset"> = {
-  filters: [],
-  zone: "UTC",
-  search: null,
-  sortBy: "count",
-  sort: "desc",
-  limit: 100,
-  offset: 0,
-};
+const PAGE = EVERY_ROW;
 
 /** Random events of websites 1 and 2 over three days from START, by 30 visitors. */
 function eventsOf(seed: number, count: number): StoredEvent[] {

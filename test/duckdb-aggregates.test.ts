@@ -14,6 +14,7 @@ import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
+import { EVERY_ROW } from "./support/stat-answers.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -22,15 +23,7 @@ function randomEventsOf(next: () => number, count: number, start: number, days =
   return randomEvents(next, count, { start, days, visitor: () => BigInt(Math.floor(next() * 40)) });
 }
 
-const QUERY = {
-  filters: [],
-  zone: "UTC",
-  search: null,
-  sortBy: "count",
-  sort: "desc",
-  limit: 100,
-  offset: 0,
-} as const;
+const QUERY = EVERY_ROW;
 
 /** Windows over 2026-06-10 to 2026-07-03: all of it, a fortnight, a single day, days cut anywhere. */
 const WINDOWS = [

@@ -19,18 +19,11 @@ import type { StoredEvent } from "../src/storage/ports.js";
 import { runCli } from "./support/cli.js";
 import { schemaAtVersionSql, storeFileSql } from "./support/duckdb-file.js";
 import { random, randomEvents } from "./support/seeded-random.js";
+import { EVERY_ROW } from "./support/stat-answers.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
-const QUERY = {
-  filters: [],
-  zone: "UTC",
-  search: null,
-  sortBy: "count",
-  sort: "desc",
-  limit: 100,
-  offset: 0,
-} as const;
+const QUERY = EVERY_ROW;
 
 describe("embedded store file", () => {
   it("makes new files with 64 KiB blocks and opens files of 256 KiB blocks", async () => {

@@ -26,7 +26,7 @@ import {
 import { HOSTILE } from "./support/hostile-strings.js";
 import { referenceStat } from "./support/reference-stats.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
-import { VARIANTS, visitorPool } from "./support/stat-answers.js";
+import { EVERY_ROW as EVERY_ROW_QUERY, VARIANTS, visitorPool } from "./support/stat-answers.js";
 import { EXPECTED, FILTERED, FIXTURE_RANGE, fixtureEvents } from "./support/stats-fixture.js";
 import { eventKey, storedEvents, visitorPattern, withoutVisitor } from "./support/stored-events.js";
 
@@ -72,13 +72,7 @@ function query(websiteId: number, name: string, options: Partial<StatsQuery> = {
     websiteId,
     stat: statByName(name) ?? assert.fail(`no statistic ${name}`),
     ...FIXTURE_RANGE,
-    filters: [],
-    zone: "UTC",
-    search: null,
-    sortBy: "count",
-    sort: "desc",
-    limit: 100,
-    offset: 0,
+    ...EVERY_ROW_QUERY,
     ...options,
   };
 }

@@ -114,7 +114,18 @@ describe("shutdown under load", () => {
       assert.ok(exitedAt > 0 && exitedAt - clientEnded < 15_000);
       const store = await DuckDbEventStore.open(dataDir);
       try {
-        assert.equal(await store.countEvents(), client.acknowledged, "every acknowledged hit was stored");
+        // Every acknowledged hit is stored. Hits already in the pipe behind the answer that
+        // said Connection: close may be stored without an answer reaching the client (a
+        // client would send those again): at most the ones outstanding.
+        const stored = await store.countEvents();
+        assert.ok(
+          stored >= client.acknowledged,
+          `every acknowledged hit was stored (${stored} of ${client.acknowledged})`,
+        );
+        assert.ok(
+          stored <= client.acknowledged + OUTSTANDING,
+          `${stored} stored, ${client.acknowledged} acknowledged`,
+        );
       } finally {
         await store.close();
       }

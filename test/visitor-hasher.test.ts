@@ -74,6 +74,15 @@ describe("visitor hasher", () => {
     );
   });
 
+  it("keeps tomorrow's salt in memory too, for websites whose zone is ahead of UTC", async () => {
+    const clock = new ManualClock("2026-06-20T12:00:00Z"); // 2026-06-21 02:00 in Pacific/Kiritimati (+14)
+    const hasher = new VisitorHasher(first.salts, clock);
+    const tomorrow = d(Date.parse("2026-06-21T00:00:00Z"));
+    const id = await hasher.visitorId(tomorrow, 1, "81.2.69.142", UA);
+    assert.equal(hasher.visitorIdNow(tomorrow, 1, "81.2.69.142", UA), id, "no wait for the next hit");
+    assert.equal(await new VisitorHasher(second.salts, clock).visitorId(tomorrow, 1, "81.2.69.142", UA), id);
+  });
+
   it("deletes a day's salt after 48 hours, so its ids can never be recomputed", async () => {
     const clock = new ManualClock("2026-07-01T12:00:00Z");
     const hasher = new VisitorHasher(first.salts, clock);

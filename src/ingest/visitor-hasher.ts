@@ -99,8 +99,9 @@ export class VisitorHasher implements VisitorIds {
 
   /**
    * A day's salt from the store. Only those from yesterday on stay in memory (what live hits
-   * use: tomorrow's too, where a website's zone is ahead of UTC); an older day's is read each time, as it may have been deleted and made anew
-   * meanwhile, and reading it counts as an import's use.
+   * use: tomorrow's too, where a website's zone is ahead of UTC); an older day's is read
+   * each time, as it may have been deleted and made anew meanwhile, and reading it counts as
+   * an import's use.
    */
   private storedSalt(dayNumber: number): Promise<Salt> {
     const yesterday = dayNumberOf(this.clock.now()) - 1;

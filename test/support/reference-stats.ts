@@ -50,8 +50,11 @@ function counts(stat: StatDefinition, event: StoredEvent): boolean {
   return stat.rows === "pageviews" || event.isVisit;
 }
 
-/** The local date (YYYY-MM-DD) and hour (00-23) of an instant, as a wall clock in `zone` shows them. */
-function localClock(zone: string): (instant: Date) => { day: string; hour: string } {
+/**
+ * The local date (YYYY-MM-DD) and hour (00-23) of an instant, as a wall clock in `zone`
+ * shows them: read from Intl directly, not from the product's time-zone module.
+ */
+export function localClock(zone: string): (instant: Date) => { day: string; hour: string } {
   const format = new Intl.DateTimeFormat("en-CA", {
     timeZone: zone,
     year: "numeric",

@@ -15,6 +15,20 @@ export const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" |
   { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
 ];
 
+/** Everything of a query but its website, statistic and days: unfiltered, in UTC, every row by count. */
+export const EVERY_ROW: Pick<
+  StatsQuery,
+  "filters" | "zone" | "search" | "sortBy" | "sort" | "limit" | "offset"
+> = {
+  filters: [],
+  zone: "UTC",
+  search: null,
+  sortBy: "count",
+  sort: "desc",
+  limit: 100,
+  offset: 0,
+};
+
 export async function answers(
   store: EventStore,
   websiteId: number,
