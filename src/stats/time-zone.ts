@@ -47,11 +47,6 @@ export function parseTimeZone(raw: string, label: string): RuleResult {
   return reject(`The ${label} must be a time zone name of the IANA database, such as Europe/Berlin or UTC.`);
 }
 
-/** Whether `name` is a time zone Intl knows. */
-export function isTimeZone(name: string): boolean {
-  return parseTimeZone(name, "time zone").ok;
-}
-
 /** The offsets and local days of one time zone. Rules are shared: use zoneRule(). */
 export class ZoneRule {
   private readonly format: Intl.DateTimeFormat;
