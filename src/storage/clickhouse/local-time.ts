@@ -26,7 +26,26 @@ export function localTime(zone: string, from: number, to: number): TimeSql {
   return { day: sql`toDate(${local})`, hour: sql`formatDateTime(${local}, '%H', 'UTC')` };
 }
 
-/** The UTC dates (YYYY-MM-DD) the instants [start, end) (ms) fall on, first and last. */
-export function utcDaysOf(start: number, end: number): [string, string] {
-  return [new Date(start).toISOString().slice(0, 10), new Date(end - 1000).toISOString().slice(0, 10)];
+/** A website's events of the local days `from` to `to` of `zone`, and those days' instants and UTC dates. */
+export interface LocalDays {
+  /** The UTC days (partitions) and the primary key's range of ts: only those granules are read. */
+  where: Sql;
+  start: number;
+  end: number;
+  firstUtc: string;
+  lastUtc: string;
+}
+
+export function ofLocalDays(websiteId: number, zone: string, from: string, to: string): LocalDays {
+  const { start, end } = zoneRule(zone).rangeOf(from, to);
+  const firstUtc = new Date(start).toISOString().slice(0, 10);
+  const lastUtc = new Date(end - 1000).toISOString().slice(0, 10);
+  return {
+    where: sql`website_id = ${websiteId} AND day >= toDate(${firstUtc}) AND day <= toDate(${lastUtc})
+      AND ts >= toDateTime(${start / 1000}) AND ts < toDateTime(${end / 1000})`,
+    start,
+    end,
+    firstUtc,
+    lastUtc,
+  };
 }

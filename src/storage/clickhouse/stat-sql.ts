@@ -18,7 +18,7 @@ import {
   PAGEVIEWS_PER_DAY,
   statSelect,
 } from "./aggregate-sql.js";
-import { localTime, utcDaysOf } from "./local-time.js";
+import { localTime, ofLocalDays } from "./local-time.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
@@ -124,17 +124,8 @@ export function countsUtcDays(query: StatsQuery): boolean {
  * visitors are its own and the nodes' counts add up), as visitorCountsSql answers them.
  */
 export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
-  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
-  const [firstUtc, lastUtc] = utcDaysOf(start, end);
-  const where = sqlJoin(
-    [
-      // The UTC days (partitions) and the primary key's range of ts, so only the window's granules are read.
-      sql`website_id = ${query.websiteId} AND day >= toDate(${firstUtc}) AND day <= toDate(${lastUtc})`,
-      sql`ts >= toDateTime(${start / 1000}) AND ts < toDateTime(${end / 1000})`,
-      ...query.filters.map(filterSql),
-    ],
-    " AND ",
-  );
+  const { where: window, start, end } = ofLocalDays(query.websiteId, query.zone, query.from, query.to);
+  const where = sqlJoin([window, ...query.filters.map(filterSql)], " AND ");
   const [counted, n] =
     query.stat.measure === "rows" ? [COUNT_ROWS, sql`hits`] : [COUNT_VISITORS, sql`visitors`];
   const time = countsUtcDays(query) ? undefined : localTime(query.zone, start, end);

@@ -26,7 +26,7 @@ import {
   VISITOR_STATS,
 } from "./aggregate-sql.js";
 import type { NodeRunner } from "./clickhouse-nodes.js";
-import { localTime, utcDaysOf } from "./local-time.js";
+import { localTime, ofLocalDays } from "./local-time.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
 
 const DAY_MS = 86_400_000;
@@ -85,23 +85,6 @@ function signatures(zone: string, totals: readonly UtcTotal[]): Map<string, numb
     }
   }
   return result;
-}
-
-/** The conditions selecting a website's events of the local days `from` to `to` of `zone`. */
-function ofLocalDays(
-  websiteId: number,
-  zone: string,
-  from: string,
-  to: string,
-): { where: Sql; start: number; end: number } {
-  const { start, end } = zoneRule(zone).rangeOf(from, to);
-  const [firstUtc, lastUtc] = utcDaysOf(start, end);
-  return {
-    where: sql`website_id = ${websiteId} AND day >= toDate(${firstUtc}) AND day <= toDate(${lastUtc})
-      AND ts >= toDateTime(${start / 1000}) AND ts < toDateTime(${end / 1000})`,
-    start,
-    end,
-  };
 }
 
 /**
@@ -192,8 +175,7 @@ export async function zoneCountsSql(
   valueConditions: readonly Sql[],
 ): Promise<Sql | null> {
   const { websiteId, zone, from, to } = query;
-  const { start, end } = zoneRule(zone).rangeOf(from, to);
-  const [firstUtc, lastUtc] = utcDaysOf(start, end);
+  const { firstUtc, lastUtc } = ofLocalDays(websiteId, zone, from, to);
   const [totals, folds] = await Promise.all([
     node.query<UtcTotal>(utcTotalsSql(db, websiteId, firstUtc, lastUtc)),
     node.query<{ local_day: string; count: string; fold: string }>(
