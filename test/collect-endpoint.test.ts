@@ -155,6 +155,7 @@ describe("public collection endpoint", () => {
       referrer: "https://news.example/story",
       screenResolution: "1920x1080",
       event: null,
+      engagement: false,
       ip: "8.8.8.8",
       userAgent: IPHONE,
       acceptLanguage: "fr-CA",

@@ -33,6 +33,12 @@ const ImportedEvent = Type.Object({
       unit: Type.Optional(Type.String({ maxLength: 64 })),
     }),
   ),
+  engagement: Type.Optional(
+    Type.Boolean({
+      description:
+        "True for an engagement: the page was looked at until `ts` (a visit lasts until its last one). Ignored with `event`.",
+    }),
+  ),
 });
 
 export const ImportBody = Type.Object({
@@ -140,5 +146,6 @@ function importEvent(event: Static<typeof ImportedEvent>): ImportEvent {
     userAgent: event.user_agent,
     acceptLanguage: event.accept_language,
     event: event.event,
+    engagement: event.engagement,
   };
 }

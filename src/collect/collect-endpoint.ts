@@ -27,6 +27,7 @@ interface Payload {
   referrer: string;
   screenResolution: string;
   event: HitEvent | null;
+  engagement: boolean;
 }
 
 export class CollectEndpoint {
@@ -49,6 +50,7 @@ export class CollectEndpoint {
       referrer: payload.referrer,
       screenResolution: payload.screenResolution,
       event: payload.event,
+      engagement: payload.engagement,
       ip: context.ip,
       userAgent: context.userAgent,
       acceptLanguage: context.acceptLanguage,
@@ -70,7 +72,7 @@ export class CollectEndpoint {
 /** The tracker's JSON body, or null when it is not one. Optional fields of the wrong type are ignored. */
 export function readPayload(body: unknown): Payload | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  const { page, referrer, screen_resolution: resolution, event } = body as Record<string, unknown>;
+  const { page, referrer, screen_resolution: resolution, event, engagement } = body as Record<string, unknown>;
   if (typeof page !== "string") return null;
   let hitEvent: HitEvent | null = null;
   if (event !== undefined && event !== null) {
@@ -88,5 +90,6 @@ export function readPayload(body: unknown): Payload | null {
     referrer: typeof referrer === "string" ? referrer : "",
     screenResolution: typeof resolution === "string" ? resolution : "",
     event: hitEvent,
+    engagement: engagement === true || engagement === 1,
   };
 }

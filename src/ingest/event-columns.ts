@@ -22,6 +22,7 @@ export interface EventColumns {
 
 const CUSTOM_EVENT = 1;
 const VISIT = 2;
+const ENGAGEMENT = 4;
 
 /**
  * Columns filled an event at a time (up to `capacity`), so a batch's events need not all
@@ -54,7 +55,9 @@ export class EventColumnsBuilder {
     this.websiteIds[i] = event.websiteId;
     this.times[i] = event.ts.getTime();
     this.visitors[i] = event.visitor;
-    this.flags[i] = (event.kind === "event" ? CUSTOM_EVENT : 0) | (event.isVisit ? VISIT : 0);
+    this.flags[i] =
+      (event.kind === "event" ? CUSTOM_EVENT : event.kind === "engagement" ? ENGAGEMENT : 0) |
+      (event.isVisit ? VISIT : 0);
     for (let field = 0; field < EVENT_TEXT_FIELDS.length; field++) {
       const text = this.texts[field] as (typeof this.texts)[number];
       const value = event[EVENT_TEXT_FIELDS[field] as TextField];
@@ -106,7 +109,7 @@ export function fromColumns(columns: EventColumns): StoredEvent[] {
       websiteId: websiteIds[i] as number,
       ts: new Date(times[i] as number),
       visitor: visitors[i] as bigint,
-      kind: flag & CUSTOM_EVENT ? "event" : "pageview",
+      kind: flag & CUSTOM_EVENT ? "event" : flag & ENGAGEMENT ? "engagement" : "pageview",
       isVisit: (flag & VISIT) !== 0,
       page: text(0, i),
       referrer: text(1, i),

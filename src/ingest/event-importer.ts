@@ -37,6 +37,7 @@ export interface ImportEvent {
   userAgent?: string | undefined;
   acceptLanguage?: string | undefined;
   event?: HitEvent | undefined;
+  engagement?: boolean | undefined;
 }
 
 /**
@@ -149,6 +150,7 @@ export class ImportPreparer {
             referrer: event.referrer ?? "",
             screenResolution: event.screenResolution ?? "",
             event: event.event ?? null,
+            engagement: event.engagement === true,
             ip: event.ip ?? "",
             userAgent: event.userAgent ?? "",
             acceptLanguage: event.acceptLanguage ?? "",

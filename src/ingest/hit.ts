@@ -22,6 +22,8 @@ export interface Hit {
   screenResolution: string;
   /** Present for a custom event; absent for a pageview. */
   event: HitEvent | null;
+  /** An engagement (the page was looked at until now), not a pageview; a custom event wins. */
+  engagement: boolean;
   ip: string;
   userAgent: string;
   acceptLanguage: string;

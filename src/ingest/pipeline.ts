@@ -56,8 +56,9 @@ export interface ScreenedHit {
   ip: string;
   userAgent: string;
   agent: UserAgentInfo;
-  /** `name:value:unit` of a custom event, "" for a pageview. */
+  /** `name:value:unit` of a custom event, "" for a pageview or an engagement. */
   event: string;
+  engagement: boolean;
 }
 
 export type Screening = { kept: true; hit: ScreenedHit } | { kept: false; reason: DropReason };
@@ -104,6 +105,7 @@ export class IngestPipeline {
         userAgent: hit.userAgent,
         agent,
         event,
+        engagement: hit.engagement && event === "",
       },
     };
   }
@@ -137,7 +139,7 @@ function enriched(
 ): StoredEvent {
   const { website, agent, event } = hit;
   const referrer = referrerHost(hit.referrer);
-  const kind = event !== "" ? "event" : "pageview";
+  const kind = event !== "" ? "event" : hit.engagement ? "engagement" : "pageview";
   const isVisit = kind === "pageview" && referrer !== website.domain;
   return {
     websiteId: website.id,

@@ -15,19 +15,19 @@ import type { Dimension } from "./catalog.js";
 export interface FilterDimensionDefinition {
   readonly name: string;
   /** The stored column (the one the statistic of the same name groups by). */
-  readonly column: Exclude<Dimension, "day" | "hour">;
+  readonly column: Exclude<Dimension, "day" | "hour" | "exit_page">;
   /**
-   * Which events have a value on it: every event, only visits (pageviews that begin a visit:
-   * the landing page is the page of those), or only custom events (whose value is the
-   * event's name, the part of `name:value:unit` before the first colon).
+   * Which events have a value on it: every event, only entrances (pageviews whose referrer
+   * is not the website: the landing page is the page of those), or only custom events (whose
+   * value is the event's name, the part of `name:value:unit` before the first colon).
    */
-  readonly of: "all" | "visits" | "events";
+  readonly of: "all" | "entrances" | "events";
   readonly description: string;
 }
 
 export const FILTER_DIMENSIONS = [
   { name: "page", column: "page", of: "all", description: "the page (path and query)" },
-  { name: "landing_page", column: "page", of: "visits", description: "the page a visit began on" },
+  { name: "landing_page", column: "page", of: "entrances", description: "the page of an entrance" },
   { name: "referrer", column: "referrer", of: "all", description: 'the referrer host ("" for direct)' },
   { name: "campaign", column: "campaign", of: "all", description: "the utm_campaign" },
   { name: "browser", column: "browser", of: "all", description: "the browser family" },

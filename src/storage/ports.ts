@@ -225,10 +225,15 @@ export class EventStoreFailedError extends Error {
   }
 }
 
-export type EventKind = "pageview" | "event";
+/**
+ * A pageview, a custom event, or an engagement: the tracker's word that a page was being
+ * looked at until then (sent when it is hidden or left), which ends a visit later than its
+ * last pageview. An engagement counts in no statistic but the visits'.
+ */
+export type EventKind = "pageview" | "event" | "engagement";
 
-/** Every kind, in the order the stores number them (0 pageview, 1 event). */
-export const EVENT_KINDS: readonly EventKind[] = ["pageview", "event"];
+/** Every kind, in the order the stores number them (0 pageview, 1 event, 2 engagement). */
+export const EVENT_KINDS: readonly EventKind[] = ["pageview", "event", "engagement"];
 /** Each kind's number in the stores, its place in EVENT_KINDS. */
 export const EVENT_KIND_CODES = Object.fromEntries(EVENT_KINDS.map((kind, code) => [kind, code])) as Readonly<
   Record<EventKind, number>

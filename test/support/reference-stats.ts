@@ -2,7 +2,7 @@
 // words (CONTRACT.md section 4): the answers the contract suite expects of every engine, so
 // a run with one engine still checks it against something it does not share.
 
-import type { StatDefinition } from "../../src/stats/catalog.js";
+import { BOUNCE_SECONDS, type StatDefinition, VISIT_GAP_SECONDS } from "../../src/stats/catalog.js";
 import type { StatsFilter } from "../../src/stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../src/stats/stats-query.js";
 import type { StoredEvent } from "../../src/storage/ports.js";
@@ -13,7 +13,18 @@ export function referenceStat(events: readonly StoredEvent[], query: StatsQuery)
   const rows = new Map<string, number>();
   const visitors = new Map<string, Set<string>>();
   const wallClock = localClock(query.zone);
-  for (const event of events) {
+  if (stat.rows === "visits") {
+    for (const visit of referenceVisits(events, query)) {
+      const value =
+        stat.dimension === "day" ? visit.day : stat.dimension === "hour" ? visit.hour : visit.exitPage;
+      if (query.search !== null && !value.toLowerCase().includes(query.search)) continue;
+      const seconds = visit.end - visit.start;
+      const bounce = visit.pageviews === 1 && seconds < BOUNCE_SECONDS ? 1 : 0;
+      const measured = { rows: 1, bounces: bounce, seconds, pageviews: visit.pageviews, visitors: 0 };
+      rows.set(value, (rows.get(value) ?? 0) + measured[stat.measure]);
+    }
+  }
+  for (const event of stat.rows === "visits" ? [] : events) {
     const { day, hour } = wallClock(event.ts);
     if (event.websiteId !== query.websiteId || day < query.from || day > query.to) continue;
     if (!counts(stat, event)) continue;
@@ -30,8 +41,8 @@ export function referenceStat(events: readonly StoredEvent[], query: StatsQuery)
     }
   }
   const all =
-    stat.measure === "rows"
-      ? [...rows]
+    stat.measure !== "visitors"
+      ? [...rows].filter(([, count]) => count > 0)
       : [...visitors].map(([value, seen]) => [value, seen.size] as [string, number]);
   const byValue = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
   all.sort(([va, ca], [vb, cb]) => {
@@ -44,10 +55,80 @@ export function referenceStat(events: readonly StoredEvent[], query: StatsQuery)
   };
 }
 
+export interface ReferenceVisit {
+  day: string;
+  /** The local hour of its start. */
+  hour: string;
+  /** Seconds since 1970: its first pageview, and its last event. */
+  start: number;
+  end: number;
+  pageviews: number;
+  exitPage: string;
+}
+
+/**
+ * The visits of the query's website over its local days, in the catalog's words: a visitor's
+ * events of one local day, a visit starting at each pageview more than VISIT_GAP_SECONDS
+ * after the one before (or the day's first), each event in the last visit started at or
+ * before it (none before the first); ending at its last event; its exit page the page of its
+ * last pageview (of pageviews of one second, the greatest page by bytes). With filters, only
+ * the visits with a pageview or custom event every filter holds for.
+ */
+export function referenceVisits(events: readonly StoredEvent[], query: StatsQuery): ReferenceVisit[] {
+  const wallClock = localClock(query.zone);
+  const groups = new Map<string, { day: string; events: StoredEvent[] }>();
+  for (const event of events) {
+    const { day } = wallClock(event.ts);
+    if (event.websiteId !== query.websiteId || day < query.from || day > query.to) continue;
+    const key = `${event.visitor} ${day}`;
+    const group = groups.get(key) ?? { day, events: [] };
+    group.events.push(event);
+    groups.set(key, group);
+  }
+  const seconds = (event: StoredEvent) => Math.floor(event.ts.getTime() / 1000);
+  const visits: ReferenceVisit[] = [];
+  for (const { day, events: own } of groups.values()) {
+    const starts: number[] = [];
+    let previous: number | null = null;
+    for (const time of own.filter((e) => e.kind === "pageview").map(seconds).sort((a, b) => a - b)) {
+      if (previous === null || time - previous > VISIT_GAP_SECONDS) starts.push(time);
+      previous = time;
+    }
+    const members = starts.map(() => [] as StoredEvent[]);
+    for (const event of own) {
+      const index = starts.findLastIndex((start) => start <= seconds(event));
+      if (index >= 0) members[index]?.push(event);
+    }
+    members.forEach((visit, index) => {
+      const start = starts[index] as number;
+      const pageviews = visit.filter((e) => e.kind === "pageview");
+      const last = pageviews.reduce((a, b) =>
+        seconds(b) > seconds(a) ||
+        (seconds(b) === seconds(a) && Buffer.compare(Buffer.from(b.page), Buffer.from(a.page)) > 0)
+          ? b
+          : a,
+      );
+      const matched = visit.some(
+        (e) => e.kind !== "engagement" && query.filters.every((filter) => holds(filter, e)),
+      );
+      if (!matched) return;
+      visits.push({
+        day,
+        hour: wallClock(new Date(start * 1000)).hour,
+        start,
+        end: Math.max(...visit.map(seconds)),
+        pageviews: pageviews.length,
+        exitPage: last.page,
+      });
+    });
+  }
+  return visits;
+}
+
 function counts(stat: StatDefinition, event: StoredEvent): boolean {
   if (stat.rows === "events") return event.kind === "event";
   if (event.kind !== "pageview") return false;
-  return stat.rows === "pageviews" || event.isVisit;
+  return stat.rows === "pageviews" || (stat.rows === "entrances" && event.isVisit);
 }
 
 /**
@@ -72,6 +153,7 @@ export function localClock(zone: string): (instant: Date) => { day: string; hour
 function statValue(stat: StatDefinition, event: StoredEvent, day: string, hour: string): string {
   if (stat.dimension === "day") return day;
   if (stat.dimension === "hour") return hour;
+  if (stat.dimension === "exit_page") throw new Error("a visit's, not an event's");
   return event[stat.dimension];
 }
 
@@ -82,7 +164,7 @@ function statValue(stat: StatDefinition, event: StoredEvent, day: string, hour: 
 function holds(filter: StatsFilter, event: StoredEvent): boolean {
   const { dimension, operator, value } = filter;
   let own: string | null = event[dimension.column];
-  if (dimension.of === "visits" && !(event.kind === "pageview" && event.isVisit)) own = null;
+  if (dimension.of === "entrances" && !(event.kind === "pageview" && event.isVisit)) own = null;
   if (dimension.of === "events") own = event.kind === "event" ? (event.event.split(":")[0] ?? "") : null;
   const positive =
     own !== null &&

@@ -26,7 +26,7 @@ export const LOCATIONS = [
 ] as const;
 
 /**
- * `count` random events of websites 1 and 2 over `days` days from `start` (ms), with the
+ * `count` random events (pageviews, custom events, engagements) of websites 1 and 2 over `days` days from `start` (ms), with the
  * visitor `visitor()` gives; values include what SQL escaping must survive (`%`, `_`,
  * capitals, `:` in custom events).
  */
@@ -36,12 +36,17 @@ export function randomEvents(
   options: { start: number; days: number; visitor: () => bigint },
 ): StoredEvent[] {
   return Array.from({ length: count }, () => {
-    const isEvent = next() < 0.1;
+    const kindDraw = next();
+    const kind = kindDraw < 0.1 ? "event" : kindDraw < 0.2 ? "engagement" : "pageview";
+    const isEvent = kind !== "pageview";
+    let second = Math.floor(next() * options.days * 86_400);
+    // Some on a coarse grid, so that a visitor's events share a second.
+    if (next() < 0.2) second -= second % 600;
     return {
       websiteId: pick(next, [1, 2]),
-      ts: new Date(options.start + Math.floor(next() * options.days * 86_400) * 1000),
+      ts: new Date(options.start + second * 1000),
       visitor: options.visitor(),
-      kind: isEvent ? "event" : "pageview",
+      kind,
       isVisit: !isEvent && next() < 0.5,
       page: pick(next, ["/", "/a", "/B", "/c?x=1", "/100%_off"]),
       referrer: pick(next, ["", "google.com", "t.co"]),
@@ -53,7 +58,7 @@ export function randomEvents(
       resolution: pick(next, ["1920x1080", "390x844"]),
       language: pick(next, ["en", "de", "fr"]),
       ...pick(next, LOCATIONS),
-      event: isEvent ? pick(next, ["Buy:9.5:EUR", "Signup::"]) : "",
+      event: kind === "event" ? pick(next, ["Buy:9.5:EUR", "Signup::"]) : "",
     };
   });
 }

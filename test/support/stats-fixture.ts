@@ -29,6 +29,7 @@ export interface FixtureHit {
   page: string;
   referrer: string;
   event?: { name: string; value?: string; unit?: string };
+  engagement?: true;
 }
 
 const A = { ip: "81.2.69.142", userAgent: CHROME, language: "en-GB,en;q=0.9", resolution: "1920x1080" };
@@ -45,6 +46,8 @@ export const FIXTURE_HITS: FixtureHit[] = [
     referrer: "https://www.google.com/",
   },
   { ...A, ts: "2026-04-01T09:15:00Z", page: site("/pricing"), referrer: site("/") },
+  // Read until 09:50: 35 minutes after A's last pageview, still A's visit (only a pageview starts one).
+  { ...A, ts: "2026-04-01T09:50:00Z", page: site("/pricing"), referrer: "", engagement: true },
   { ...B, ts: "2026-04-01T09:20:00Z", page: site("/blog/post?id=3"), referrer: "" },
   { ...B, ts: "2026-04-01T10:05:00Z", page: site("/pricing"), referrer: site("/blog/post?id=3") },
   { ...B, ts: "2026-04-01T10:06:00Z", page: site("/pricing"), referrer: "", event: { name: "Signup" } },
@@ -64,6 +67,10 @@ export const FIXTURE_HITS: FixtureHit[] = [
     page: site("/pricing"),
     referrer: "https://news.ycombinator.com/item?id=1",
   },
+  // Left after 5 seconds: a bounce.
+  { ...A, ts: "2026-04-02T09:00:05Z", page: site("/pricing"), referrer: "", engagement: true },
+  // Before C's first pageview of the day: in no visit.
+  { ...C, ts: "2026-04-02T13:00:00Z", page: site("/checkout"), referrer: "", engagement: true },
   {
     ...C,
     ts: "2026-04-02T14:00:00Z",
@@ -86,6 +93,7 @@ export const FIXTURE_HITS: FixtureHit[] = [
   },
   // Day 3
   { ...B, ts: "2026-04-03T23:59:00Z", page: site("/blog/post?id=3"), referrer: "" },
+  { ...B, ts: "2026-04-03T23:59:40Z", page: site("/blog/post?id=3"), referrer: "", engagement: true },
 ];
 
 type Rows = [string, number][];
@@ -174,6 +182,64 @@ export const EXPECTED: Record<string, Rows> = {
   event: [
     ["Purchase:49.99:USD", 2],
     ["Signup::", 1],
+  ],
+  // Visits (a visitor's day, split where 30 minutes pass without a pageview):
+  //   day 1: A 09:10-09:50 (2 pageviews, 2400 s, exit /pricing); B 09:20 (1, 0 s: a bounce,
+  //          exit /blog/post?id=3); B 10:05-10:06 (45 minutes later: a new visit; 1, 60 s to
+  //          its Signup, exit /pricing)
+  //   day 2: A 09:00-09:00:05 (1, 5 s: a bounce, exit /pricing); C 14:00-14:31 (1, 1860 s to
+  //          its last Purchase, exit /?utm_campaign=spring; the 13:00 engagement is in none)
+  //   day 3: B 23:59-23:59:40 (1, 40 s, exit /blog/post?id=3)
+  visits: [
+    ["2026-04-01", 3],
+    ["2026-04-02", 2],
+    ["2026-04-03", 1],
+  ],
+  visits_hours: [
+    ["09", 3],
+    ["10", 1],
+    ["14", 1],
+    ["23", 1],
+  ],
+  exit_page: [
+    ["/pricing", 3],
+    ["/blog/post?id=3", 2],
+    ["/?utm_campaign=spring", 1],
+  ],
+  bounces: [
+    ["2026-04-01", 1],
+    ["2026-04-02", 1],
+  ],
+  visit_seconds: [
+    ["2026-04-01", 2460],
+    ["2026-04-02", 1865],
+    ["2026-04-03", 40],
+  ],
+  visit_pageviews: [
+    ["2026-04-01", 4],
+    ["2026-04-02", 2],
+    ["2026-04-03", 1],
+  ],
+};
+
+/** The ratios of the fixture's days (catalog RATIOS), by hand from the visits above. */
+export const EXPECTED_RATIOS: Record<string, Rows> = {
+  // 1 of 3, 1 of 2, 0 of 1.
+  bounce_rate: [
+    ["2026-04-02", 50],
+    ["2026-04-01", 33.3],
+    ["2026-04-03", 0],
+  ],
+  // 2460 / 3, 1865 / 2 (932.5, rounded half up), 40.
+  visit_duration: [
+    ["2026-04-02", 933],
+    ["2026-04-01", 820],
+    ["2026-04-03", 40],
+  ],
+  views_per_visit: [
+    ["2026-04-01", 1.33],
+    ["2026-04-02", 1],
+    ["2026-04-03", 1],
   ],
 };
 
@@ -285,6 +351,28 @@ export const FILTERED: { stat: string; filters: string; rows: Rows }[] = [
   },
   { stat: "country", filters: "continent~america", rows: [["US:United States", 2]] },
   { stat: "os", filters: "device==mobile;language==fr;resolution==390x844", rows: [["iOS", 2]] },
+  // Visits with a pageview or custom event that holds: A's and B's second on day 1, A's on day 2.
+  {
+    stat: "visits",
+    filters: "page==/pricing",
+    rows: [
+      ["2026-04-01", 2],
+      ["2026-04-02", 1],
+    ],
+  },
+  // C's Purchases were on /checkout (its engagement there, in no visit, counts for none).
+  { stat: "visits", filters: "page==/checkout", rows: [["2026-04-02", 1]] },
+  { stat: "exit_page", filters: "event==Purchase", rows: [["/?utm_campaign=spring", 1]] },
+  { stat: "bounces", filters: "browser==Safari", rows: [["2026-04-01", 1]] },
+  {
+    stat: "visit_seconds",
+    filters: "country==GB:United Kingdom",
+    rows: [
+      ["2026-04-01", 2400],
+      ["2026-04-02", 5],
+    ],
+  },
+  { stat: "visits", filters: "landing_page==/pricing", rows: [["2026-04-02", 1]] },
   // Nothing matches.
   { stat: "page", filters: "page==/nowhere", rows: [] },
   { stat: "visitors", filters: "browser==Chrome;browser==Safari", rows: [] },
@@ -302,6 +390,7 @@ export function asImport(websiteId: number) {
     user_agent: hit.userAgent,
     accept_language: hit.language,
     ...(hit.event ? { event: hit.event } : {}),
+    ...(hit.engagement ? { engagement: true } : {}),
   }));
 }
 
@@ -338,6 +427,7 @@ const STORED_C = {
 const view = { kind: "pageview", isVisit: false, referrer: "", campaign: "", event: "" } as const;
 const visit = { ...view, isVisit: true } as const;
 const custom = (event: string) => ({ ...view, kind: "event", event }) as const;
+const engaged = { ...view, kind: "engagement" } as const;
 
 /**
  * FIXTURE_HITS as the pipeline stores them (the bot and the excluded address dropped, the
@@ -355,13 +445,17 @@ export function fixtureEvents(websiteId: number): StoredEvent[] {
   return [
     { ...at("2026-04-01T09:10:00Z"), ...a, ...visit, ...spring },
     { ...at("2026-04-01T09:15:00Z"), ...a, ...view, page: "/pricing" },
+    { ...at("2026-04-01T09:50:00Z"), ...a, ...engaged, page: "/pricing" },
     { ...at("2026-04-01T09:20:00Z"), ...b, ...visit, page: "/blog/post?id=3" },
     { ...at("2026-04-01T10:05:00Z"), ...b, ...view, page: "/pricing" },
     { ...at("2026-04-01T10:06:00Z"), ...b, ...custom("Signup::"), page: "/pricing" },
     { ...at("2026-04-02T09:00:00Z"), ...a, ...visit, page: "/pricing", referrer: "news.ycombinator.com" },
+    { ...at("2026-04-02T09:00:05Z"), ...a, ...engaged, page: "/pricing" },
+    { ...at("2026-04-02T13:00:00Z"), ...c, ...engaged, page: "/checkout" },
     { ...at("2026-04-02T14:00:00Z"), ...c, ...visit, ...spring },
     { ...at("2026-04-02T14:30:00Z"), ...c, ...custom("Purchase:49.99:USD"), page: "/checkout" },
     { ...at("2026-04-02T14:31:00Z"), ...c, ...custom("Purchase:49.99:USD"), page: "/checkout" },
     { ...at("2026-04-03T23:59:00Z"), ...b, ...visit, page: "/blog/post?id=3" },
+    { ...at("2026-04-03T23:59:40Z"), ...b, ...engaged, page: "/blog/post?id=3" },
   ];
 }

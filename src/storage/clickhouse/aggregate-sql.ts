@@ -9,7 +9,8 @@ import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
 const ROW_FILTERS: Record<RowFilter, Sql> = {
   pageviews: sql`kind = 0`,
-  visits: sql`kind = 0 AND is_visit = 1`,
+  entrances: sql`kind = 0 AND is_visit = 1`,
+  visits: sql`0`, // PLACEHOLDER: to be replaced by the visit SQL
   events: sql`kind = 1`,
 };
 

@@ -108,7 +108,7 @@ function filterSql(filter: StatsFilter): Sql {
   let held = comparesWhole(operator)
     ? sql`${text} = ${value}`
     : sql`position(lowerUTF8(${text}), ${value}) > 0`;
-  if (dimension.of === "visits") held = sql`(kind = 0 AND is_visit = 1 AND ${held})`;
+  if (dimension.of === "entrances") held = sql`(kind = 0 AND is_visit = 1 AND ${held})`;
   if (dimension.of === "events") held = sql`(kind = 1 AND ${held})`;
   return isNegated(operator) ? sql`NOT (${held})` : held;
 }

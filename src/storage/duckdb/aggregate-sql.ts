@@ -12,7 +12,8 @@ import { NUMBERED_TEXT } from "./event-rows.js";
 
 const ROW_FILTERS: Record<RowFilter, string> = {
   pageviews: "e.kind = 0",
-  visits: "e.kind = 0 AND e.is_visit",
+  entrances: "e.kind = 0 AND e.is_visit",
+  visits: "FALSE", // PLACEHOLDER: visits are built by visitsSql
   events: "e.kind = 1",
 };
 
@@ -203,7 +204,7 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string): string
     const text = dimension.of === "events" ? "split_part(value, ':', 1)" : "value";
     held = `e.${dimension.column} IN (SELECT id FROM text_values WHERE field = ${field} AND ${holds(text)})`;
   }
-  if (dimension.of === "visits") held = `(e.kind = 0 AND e.is_visit AND ${held})`;
+  if (dimension.of === "entrances") held = `(e.kind = 0 AND e.is_visit AND ${held})`;
   if (dimension.of === "events") held = `(e.kind = 1 AND ${held})`;
   return isNegated(operator) ? `NOT ${held}` : held;
 }
