@@ -72,7 +72,13 @@ export class CollectEndpoint {
 /** The tracker's JSON body, or null when it is not one. Optional fields of the wrong type are ignored. */
 export function readPayload(body: unknown): Payload | null {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  const { page, referrer, screen_resolution: resolution, event, engagement } = body as Record<string, unknown>;
+  const {
+    page,
+    referrer,
+    screen_resolution: resolution,
+    event,
+    engagement,
+  } = body as Record<string, unknown>;
   if (typeof page !== "string") return null;
   let hitEvent: HitEvent | null = null;
   if (event !== undefined && event !== null) {

@@ -1,9 +1,17 @@
 // Reading a statistic of one of the caller's websites: checks the range and ownership,
-// reads the filters, builds the StatsQuery and lets the event store answer it.
+// reads the filters, builds the StatsQuery and lets the event store answer it. A ratio
+// (catalog RATIOS) is two statistics of days divided here, day by day.
 
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { EventStore, WebsiteRepository } from "../storage/ports.js";
-import { type StatDefinition, statByName } from "./catalog.js";
+import {
+  type RatioDefinition,
+  ratioByName,
+  ratioValue,
+  type StatDefinition,
+  type StatName,
+  statByName,
+} from "./catalog.js";
 import { parseFilters, type StatsFilter } from "./stats-filter.js";
 import type { StatsPage } from "./stats-query.js";
 
@@ -43,7 +51,7 @@ export class StatsService {
 
   /** One statistic: the request is checked (name, range, filters) before the website is looked up. */
   async read(userId: number, websiteId: number, request: StatsRequest): Promise<StatsPage> {
-    statOf(request);
+    if (!ratioByName(request.name)) statOf(request);
     return (await this.forWebsite(userId, websiteId, request.filters)).read(request);
   }
 
@@ -60,27 +68,62 @@ export class StatsService {
     }
     const website = await this.websites.find(userId, websiteId);
     if (!website) throw new NotFoundError();
-    return {
-      zone: website.timezone,
-      read: (request) =>
-        this.events.queryStat({
-          websiteId,
-          stat: statOf(request),
-          zone: website.timezone,
-          from: request.from,
-          to: request.to,
-          filters,
-          search: request.search?.trim().toLowerCase() || null,
-          sortBy: request.sortBy,
-          sort: request.sort,
-          limit: request.perPage,
-          offset: (request.page - 1) * request.perPage,
-        }),
+    const read = (request: Omit<StatsRequest, "filters">): Promise<StatsPage> => {
+      const ratio = ratioByName(request.name);
+      if (ratio) {
+        checkRange(request.from, request.to);
+        return readRatio(ratio, request, read);
+      }
+      return this.events.queryStat({
+        websiteId,
+        stat: statOf(request),
+        zone: website.timezone,
+        from: request.from,
+        to: request.to,
+        filters,
+        search: request.search?.trim().toLowerCase() || null,
+        sortBy: request.sortBy,
+        sort: request.sort,
+        limit: request.perPage,
+        offset: (request.page - 1) * request.perPage,
+      });
     };
+    return { zone: website.timezone, read };
   }
 }
 
-/** The request's statistic, its range checked. */
+/**
+ * A ratio's rows: each day with visits (its `per`), the ratio of that day's `of` to them,
+ * then searched, sorted (equal counts by value) and paged as an engine does.
+ */
+async function readRatio(
+  ratio: RatioDefinition,
+  request: Omit<StatsRequest, "filters">,
+  read: (request: Omit<StatsRequest, "filters">) => Promise<StatsPage>,
+): Promise<StatsPage> {
+  const all = (name: StatName) =>
+    read({ ...request, name, search: undefined, sortBy: "value", sort: "asc", perPage: ALL_ROWS, page: 1 });
+  const [of, per] = await Promise.all([all(ratio.of), all(ratio.per)]);
+  const numerators = new Map(of.rows.map((row) => [row.value, row.count]));
+  const needle = request.search?.trim().toLowerCase() || null;
+  const rows = per.rows
+    .filter((row) => needle === null || row.value.toLowerCase().includes(needle))
+    .map((row) => ({
+      value: row.value,
+      count: ratioValue(ratio, numerators.get(row.value) ?? 0, row.count) ?? 0,
+    }));
+  const sign = request.sort === "asc" ? 1 : -1;
+  const byValue = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0); // days: ASCII
+  rows.sort((a, b) =>
+    request.sortBy === "value"
+      ? sign * byValue(a.value, b.value)
+      : sign * (a.count - b.count) || byValue(a.value, b.value),
+  );
+  const offset = (request.page - 1) * request.perPage;
+  return { rows: rows.slice(offset, offset + request.perPage), total: rows.length };
+}
+
+/** The request's statistic (not a ratio: those are read as two), its range checked. */
 function statOf(request: Omit<StatsRequest, "filters">): StatDefinition {
   const stat = statByName(request.name);
   if (!stat) throw ValidationError.single("name", `The name ${request.name} is not a statistic.`);

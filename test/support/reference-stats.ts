@@ -90,7 +90,10 @@ export function referenceVisits(events: readonly StoredEvent[], query: StatsQuer
   for (const { day, events: own } of groups.values()) {
     const starts: number[] = [];
     let previous: number | null = null;
-    for (const time of own.filter((e) => e.kind === "pageview").map(seconds).sort((a, b) => a - b)) {
+    for (const time of own
+      .filter((e) => e.kind === "pageview")
+      .map(seconds)
+      .sort((a, b) => a - b)) {
       if (previous === null || time - previous > VISIT_GAP_SECONDS) starts.push(time);
       previous = time;
     }

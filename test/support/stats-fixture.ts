@@ -46,9 +46,9 @@ export const FIXTURE_HITS: FixtureHit[] = [
     referrer: "https://www.google.com/",
   },
   { ...A, ts: "2026-04-01T09:15:00Z", page: site("/pricing"), referrer: site("/") },
+  { ...B, ts: "2026-04-01T09:20:00Z", page: site("/blog/post?id=3"), referrer: "" },
   // Read until 09:50: 35 minutes after A's last pageview, still A's visit (only a pageview starts one).
   { ...A, ts: "2026-04-01T09:50:00Z", page: site("/pricing"), referrer: "", engagement: true },
-  { ...B, ts: "2026-04-01T09:20:00Z", page: site("/blog/post?id=3"), referrer: "" },
   { ...B, ts: "2026-04-01T10:05:00Z", page: site("/pricing"), referrer: site("/blog/post?id=3") },
   { ...B, ts: "2026-04-01T10:06:00Z", page: site("/pricing"), referrer: "", event: { name: "Signup" } },
   {
@@ -445,8 +445,8 @@ export function fixtureEvents(websiteId: number): StoredEvent[] {
   return [
     { ...at("2026-04-01T09:10:00Z"), ...a, ...visit, ...spring },
     { ...at("2026-04-01T09:15:00Z"), ...a, ...view, page: "/pricing" },
-    { ...at("2026-04-01T09:50:00Z"), ...a, ...engaged, page: "/pricing" },
     { ...at("2026-04-01T09:20:00Z"), ...b, ...visit, page: "/blog/post?id=3" },
+    { ...at("2026-04-01T09:50:00Z"), ...a, ...engaged, page: "/pricing" },
     { ...at("2026-04-01T10:05:00Z"), ...b, ...view, page: "/pricing" },
     { ...at("2026-04-01T10:06:00Z"), ...b, ...custom("Signup::"), page: "/pricing" },
     { ...at("2026-04-02T09:00:00Z"), ...a, ...visit, page: "/pricing", referrer: "news.ycombinator.com" },

@@ -4,16 +4,21 @@
 // Days and hours are local to the website's zone: the SQL adds the zone's offsets
 // (stats/time-zone.ts) to the stored UTC instants, so DuckDB needs no time zone data.
 
-import type { Dimension, RowFilter, StatDefinition } from "../../stats/catalog.js";
+import {
+  BOUNCE_SECONDS,
+  type Dimension,
+  type RowFilter,
+  type StatDefinition,
+  VISIT_GAP_SECONDS,
+} from "../../stats/catalog.js";
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsQuery } from "../../stats/stats-query.js";
 import { type OffsetSegment, zoneRule } from "../../stats/time-zone.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
-const ROW_FILTERS: Record<RowFilter, string> = {
+const ROW_FILTERS: Record<Exclude<RowFilter, "visits">, string> = {
   pageviews: "e.kind = 0",
   entrances: "e.kind = 0 AND e.is_visit",
-  visits: "FALSE", // PLACEHOLDER: visits are built by visitsSql
   events: "e.kind = 1",
 };
 
@@ -93,7 +98,15 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
  * country or continent through place_names (one row per place, so no string work per
  * event), the hour by its number, the day by the group's day.
  */
-function statCountsSql(stat: StatDefinition, where: string, time: TimeSql, perDay = true): string {
+function statCountsSql(
+  stat: StatDefinition,
+  where: string,
+  time: TimeSql,
+  perDay = true,
+  filters: string | null = null,
+): string {
+  if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
+  if (filters !== null) where = `${where} AND ${filters}`;
   const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
   // Unique visitors are counted per day; rows summed over days need no day: a filtered
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
@@ -116,6 +129,60 @@ function statCountsSql(stat: StatDefinition, where: string, time: TimeSql, perDa
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
       FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)`;
+}
+
+/** What a visit statistic adds up over visits `v` (catalog Measure). */
+const VISIT_MEASURES: Record<StatDefinition["measure"], string> = {
+  rows: "count(*)",
+  bounces: `count(*) FILTER (v.pageviews = 1 AND v.finish - v.start < ${BOUNCE_SECONDS})`,
+  seconds: "sum(v.finish - v.start)",
+  pageviews: "sum(v.pageviews)",
+  visitors: "NULL", // not a measure of visits
+};
+
+/**
+ * A visit statistic's counts, as statCountsSql gives them, of the visits in the events
+ * `where` selects (catalog.ts has the definition): each visitor's events of a local day in
+ * time order, a visit starting at a pageview more than VISIT_GAP_SECONDS after the
+ * previous pageview (or the day's first), every event in the last visit started at or
+ * before its second (peers of a second go together: RANGE frames), and none before the
+ * first. `filters`, when given, keeps the visits with a pageview or custom event they hold for.
+ */
+function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filters: string | null): string {
+  const exits = stat.dimension === "exit_page";
+  const pageField = NUMBERED_TEXT.indexOf("page");
+  // The exit page of pageviews of one second is the greatest page by text, as in every engine.
+  const pageText = exits ? "t.value" : "NULL";
+  const join = exits
+    ? ` LEFT JOIN text_values t ON t.field = ${pageField} AND t.id = e.page AND e.kind = 0`
+    : "";
+  const matched = filters === null ? "true" : `(e.kind IN (0, 1) AND ${filters})`;
+  const previousView = `max(CASE WHEN kind = 0 THEN s END) OVER (PARTITION BY website_id, visitor, day ORDER BY s
+      RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)`;
+  const marked = `SELECT *, kind = 0 AND coalesce(s - ${previousView}, ${VISIT_GAP_SECONDS + 1}) > ${VISIT_GAP_SECONDS} AS starts
+    FROM (SELECT e.website_id, e.visitor, ${time.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s, e.kind,
+        e.page, ${pageText} AS page_text, ${time.hour} AS hour, ${matched} AS matched
+      FROM events e${join} WHERE ${where})`;
+  const numbered = `SELECT *, sum(CAST(starts AS INTEGER)) OVER (PARTITION BY website_id, visitor, day ORDER BY s
+      RANGE UNBOUNDED PRECEDING) AS visit FROM (${marked})`;
+  const visits = `SELECT website_id, day, min(s) AS start, max(s) AS finish, arg_min(hour, s) AS hour,
+      count(*) FILTER (kind = 0) AS pageviews,
+      ${exits ? "arg_max(page, (s, page_text)) FILTER (kind = 0)" : "NULL"} AS exit_page
+    FROM (${numbered}) WHERE visit > 0
+    GROUP BY website_id, visitor, day, visit${filters === null ? "" : " HAVING bool_or(matched)"}`;
+  const key = stat.dimension === "hour" ? "v.hour" : exits ? "v.exit_page" : "NULL";
+  const counted = `SELECT v.website_id, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
+    FROM (${visits}) v GROUP BY ALL`;
+  const date = `CAST(${time.date("day")} AS DATE)`;
+  const value =
+    stat.dimension === "day"
+      ? `strftime(${date}, '%Y-%m-%d')`
+      : stat.dimension === "hour"
+        ? "lpad(CAST(k AS VARCHAR), 2, '0')"
+        : "NULL";
+  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
+      CAST(${exits ? pageField : "NULL"} AS UTINYINT) AS field, CAST(${exits ? "k" : "NULL"} AS UINTEGER) AS number, count
+    FROM (${counted})`;
 }
 
 /** statCountsSql rows (`counts`) with every value as text. */
@@ -229,9 +296,9 @@ export function statQuerySql(
   if (query.filters.length > 0) {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-    const conditions = [window, ...query.filters.map((filter) => filterSql(filter, bind))];
+    const filters = query.filters.map((filter) => filterSql(filter, bind)).join(" AND ");
     counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
-      statCountsSql(query.stat, conditions.join(" AND "), timeSql(query.zone, start, end), false),
+      statCountsSql(query.stat, window, timeSql(query.zone, start, end), false, filters),
     )} GROUP BY value)`;
   } else counted = foldedAndOpenSql(query, openDays, bind);
   const conditions = ["c.n > 0"];
