@@ -7,10 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { STAT_ALIASES, STATS } from "../src/stats/catalog.js";
+import { RATIOS, STAT_ALIASES, STATS } from "../src/stats/catalog.js";
 import {
   asImport,
   EXPECTED,
+  EXPECTED_RATIOS,
   FILTERED,
   FIXTURE_DOMAIN,
   FIXTURE_HITS,
@@ -36,8 +37,8 @@ const range = `from=${FIXTURE_RANGE.from}&to=${FIXTURE_RANGE.to}`;
 
 async function allStats(t: TestApp, key: string, id: number): Promise<Record<string, Rows>> {
   const result: Record<string, Rows> = {};
-  for (const stat of STATS)
-    result[stat.name] = await statRows(t, key, id, `name=${stat.name}&${range}&per_page=100`);
+  for (const { name } of [...STATS, ...RATIOS])
+    result[name] = await statRows(t, key, id, `name=${name}&${range}&per_page=100`);
   return result;
 }
 
@@ -92,6 +93,7 @@ describe("statistics of the fixture through the API", () => {
           referrer: hit.referrer,
           screen_resolution: hit.resolution,
           ...(hit.event ? { event: hit.event } : {}),
+          ...(hit.engagement ? { engagement: true } : {}),
         }),
       });
       assert.equal(response.statusCode, 202);
@@ -116,11 +118,33 @@ describe("statistics of the fixture through the API", () => {
   });
 
   it("answers every statistic exactly as computed by hand (events API)", async () => {
-    assert.deepEqual(await allStats(viaImport, importKey, importId), EXPECTED);
+    assert.deepEqual(await allStats(viaImport, importKey, importId), { ...EXPECTED, ...EXPECTED_RATIOS });
   });
 
   it("gives the same numbers through the public endpoint", async () => {
-    assert.deepEqual(await allStats(viaTracker, trackerKey, trackerId), EXPECTED);
+    assert.deepEqual(await allStats(viaTracker, trackerKey, trackerId), { ...EXPECTED, ...EXPECTED_RATIOS });
+  });
+
+  it("sorts, searches and pages a ratio as any statistic", async () => {
+    const rows = (query: string) =>
+      statRows(viaImport, importKey, importId, `name=bounce_rate&${range}&${query}`);
+    assert.deepEqual(await rows("sort_by=value&sort=desc"), [
+      ["2026-04-03", 0],
+      ["2026-04-02", 50],
+      ["2026-04-01", 33.3],
+    ]);
+    assert.deepEqual(await rows("sort=asc&per_page=10"), [
+      ["2026-04-03", 0],
+      ["2026-04-01", 33.3],
+      ["2026-04-02", 50],
+    ]);
+    assert.deepEqual(await rows("search=04-02"), [["2026-04-02", 50]]);
+    const filtered = await rows(`filters=${encodeURIComponent("browser==Safari")}`);
+    // B's visits: 2 on day 1 (one a bounce), 1 on day 3.
+    assert.deepEqual(filtered, [
+      ["2026-04-01", 50],
+      ["2026-04-03", 0],
+    ]);
   });
 
   it("accepts the _hour aliases", async () => {
@@ -181,46 +205,48 @@ describe("statistics of the fixture through the API", () => {
       assert.equal(response.statusCode, 200, response.body);
       return response.json();
     };
-    const point = (period: string, from: string, to: string, pageviews: number, visitors: number) => ({
-      period,
-      from,
-      to,
-      pageviews,
-      visitors,
-    });
+    const point = (
+      period: string,
+      from: string,
+      to: string,
+      pageviews: number,
+      visitors: number,
+      visits: number,
+    ) => ({ period, from, to, pageviews, visitors, visits });
     const days = await series("from=2026-03-31&to=2026-04-04");
     assert.equal(days.interval, "day");
     assert.deepEqual(days.data, [
-      point("2026-03-31", "2026-03-31", "2026-03-31", 0, 0),
-      point("2026-04-01", "2026-04-01", "2026-04-01", 4, 2),
-      point("2026-04-02", "2026-04-02", "2026-04-02", 2, 2),
-      point("2026-04-03", "2026-04-03", "2026-04-03", 1, 1),
-      point("2026-04-04", "2026-04-04", "2026-04-04", 0, 0),
+      point("2026-03-31", "2026-03-31", "2026-03-31", 0, 0, 0),
+      point("2026-04-01", "2026-04-01", "2026-04-01", 4, 2, 3),
+      point("2026-04-02", "2026-04-02", "2026-04-02", 2, 2, 2),
+      point("2026-04-03", "2026-04-03", "2026-04-03", 1, 1, 1),
+      point("2026-04-04", "2026-04-04", "2026-04-04", 0, 0, 0),
     ]);
     // Weeks run Monday to Sunday, cut by the range at either end; visitors add up their days.
     assert.deepEqual((await series("from=2026-03-28&to=2026-04-07&interval=week")).data, [
-      point("2026-03-28/2026-03-29", "2026-03-28", "2026-03-29", 0, 0),
-      point("2026-03-30/2026-04-05", "2026-03-30", "2026-04-05", 7, 5),
-      point("2026-04-06/2026-04-07", "2026-04-06", "2026-04-07", 0, 0),
+      point("2026-03-28/2026-03-29", "2026-03-28", "2026-03-29", 0, 0, 0),
+      point("2026-03-30/2026-04-05", "2026-03-30", "2026-04-05", 7, 5, 6),
+      point("2026-04-06/2026-04-07", "2026-04-06", "2026-04-07", 0, 0, 0),
     ]);
     assert.deepEqual((await series("from=2026-03-15&to=2026-04-10&interval=month")).data, [
-      point("2026-03-15/2026-03-31", "2026-03-15", "2026-03-31", 0, 0),
-      point("2026-04-01/2026-04-10", "2026-04-01", "2026-04-10", 7, 5),
+      point("2026-03-15/2026-03-31", "2026-03-15", "2026-03-31", 0, 0, 0),
+      point("2026-04-01/2026-04-10", "2026-04-01", "2026-04-10", 7, 5, 6),
     ]);
     const hours = (await series("from=2026-04-01&to=2026-04-02&interval=hour")).data;
     assert.equal(hours.length, 48);
-    assert.deepEqual(hours[0], point("2026-04-01T00", "2026-04-01", "2026-04-01", 0, 0));
-    assert.deepEqual(hours[9], point("2026-04-01T09", "2026-04-01", "2026-04-01", 3, 2));
-    assert.deepEqual(hours[10], point("2026-04-01T10", "2026-04-01", "2026-04-01", 1, 1));
-    assert.deepEqual(hours[24 + 9], point("2026-04-02T09", "2026-04-02", "2026-04-02", 1, 1));
-    assert.deepEqual(hours[24 + 14], point("2026-04-02T14", "2026-04-02", "2026-04-02", 1, 1));
+    assert.deepEqual(hours[0], point("2026-04-01T00", "2026-04-01", "2026-04-01", 0, 0, 0));
+    // A's and B's first visits began at 09, B's second at 10.
+    assert.deepEqual(hours[9], point("2026-04-01T09", "2026-04-01", "2026-04-01", 3, 2, 2));
+    assert.deepEqual(hours[10], point("2026-04-01T10", "2026-04-01", "2026-04-01", 1, 1, 1));
+    assert.deepEqual(hours[24 + 9], point("2026-04-02T09", "2026-04-02", "2026-04-02", 1, 1, 1));
+    assert.deepEqual(hours[24 + 14], point("2026-04-02T14", "2026-04-02", "2026-04-02", 1, 1, 1));
     const total = hours.reduce((sum: number, entry: { pageviews: number }) => sum + entry.pageviews, 0);
     assert.equal(total, 6);
-    // Filtered as any statistic: the pageviews of /pricing and their visitors.
+    // Filtered as any statistic: the pageviews of /pricing, their visitors, the visits with one.
     assert.deepEqual((await series(`${range}&filters=${encodeURIComponent("page==/pricing")}`)).data, [
-      point("2026-04-01", "2026-04-01", "2026-04-01", 2, 2),
-      point("2026-04-02", "2026-04-02", "2026-04-02", 1, 1),
-      point("2026-04-03", "2026-04-03", "2026-04-03", 0, 0),
+      point("2026-04-01", "2026-04-01", "2026-04-01", 2, 2, 2),
+      point("2026-04-02", "2026-04-02", "2026-04-02", 1, 1, 1),
+      point("2026-04-03", "2026-04-03", "2026-04-03", 0, 0, 0),
     ]);
   });
 
@@ -231,8 +257,25 @@ describe("statistics of the fixture through the API", () => {
       assert.equal(response.json().status, 200);
       return response.json().data;
     };
-    const none = { visitors: 0, pageviews: 0, events: 0 };
-    const all = { visitors: 5, pageviews: 7, events: 3 };
+    const none = {
+      visitors: 0,
+      visits: 0,
+      pageviews: 0,
+      events: 0,
+      views_per_visit: null,
+      bounce_rate: null,
+      visit_duration: null,
+    };
+    // 6 visits: 7 pageviews, 2 bounces, 2460 + 1865 + 40 seconds.
+    const all = {
+      visitors: 5,
+      visits: 6,
+      pageviews: 7,
+      events: 3,
+      views_per_visit: 1.17,
+      bounce_rate: 33.3,
+      visit_duration: 728,
+    };
     assert.deepEqual(await totals(range), {
       from: "2026-04-01",
       to: "2026-04-03",
@@ -241,7 +284,15 @@ describe("statistics of the fixture through the API", () => {
         from: "2026-03-29",
         to: "2026-03-31",
         totals: none,
-        change: { visitors: null, pageviews: null, events: null },
+        change: {
+          visitors: null,
+          visits: null,
+          pageviews: null,
+          events: null,
+          views_per_visit: null,
+          bounce_rate: null,
+          visit_duration: null,
+        },
       },
     });
     assert.deepEqual(
@@ -251,12 +302,37 @@ describe("statistics of the fixture through the API", () => {
       {
         from: "2026-04-02",
         to: "2026-04-03",
-        totals: { visitors: 3, pageviews: 3, events: 2 },
+        totals: {
+          visitors: 3,
+          visits: 3,
+          pageviews: 3,
+          events: 2,
+          views_per_visit: 1,
+          bounce_rate: 33.3,
+          visit_duration: 635,
+        },
         comparison: {
           from: "2026-04-01",
           to: "2026-04-01",
-          totals: { visitors: 2, pageviews: 4, events: 1 },
-          change: { visitors: 50, pageviews: -25, events: 100 },
+          totals: {
+            visitors: 2,
+            visits: 3,
+            pageviews: 4,
+            events: 1,
+            views_per_visit: 1.33,
+            bounce_rate: 33.3,
+            visit_duration: 820,
+          },
+          // Changes are of the numbers as shown (1 against 1.33 pageviews a visit).
+          change: {
+            visitors: 50,
+            visits: 0,
+            pageviews: -25,
+            events: 100,
+            views_per_visit: -24.8,
+            bounce_rate: 0,
+            visit_duration: -22.6,
+          },
         },
       },
     );
@@ -268,9 +344,18 @@ describe("statistics of the fixture through the API", () => {
     const leap = await totals("from=2028-02-29&to=2028-03-01&compare=year");
     assert.deepEqual([leap.comparison.from, leap.comparison.to], ["2027-02-28", "2027-03-01"]);
     assert.equal((await totals(`${range}&compare=none`)).comparison, null);
-    // Filtered: /pricing's pageviews, their visitors, and the Signup sent from it.
+    // Filtered: /pricing's pageviews, their visitors, the Signup sent from it, and the visits
+    // with one (A's two, with 2 and 1 pageviews, 2400 and 5 seconds; B's second, 60 seconds).
     const filtered = await totals(`${range}&compare=none&filters=${encodeURIComponent("page==/pricing")}`);
-    assert.deepEqual(filtered.totals, { visitors: 3, pageviews: 3, events: 1 });
+    assert.deepEqual(filtered.totals, {
+      visitors: 3,
+      visits: 3,
+      pageviews: 3,
+      events: 1,
+      views_per_visit: 1.33,
+      bounce_rate: 33.3,
+      visit_duration: 822,
+    });
   });
 
   it("gives every row as CSV with format=csv, quoted, and formulas written as text", async () => {
@@ -455,7 +540,7 @@ describe("statistics errors", () => {
 
   it("names every invalid parameter and what is allowed", async () => {
     const { code, body } = await status(
-      `/api/v1/stats/${id}?name=bounce_rate&from=2026-02-30&to=2026-13-01&search_by=domain&sort_by=visits&sort=up&per_page=20&page=0`,
+      `/api/v1/stats/${id}?name=bounce&from=2026-02-30&to=2026-13-01&search_by=domain&sort_by=visits&sort=up&per_page=20&page=0`,
     );
     assert.equal(code, 422);
     assert.deepEqual(Object.keys(body.message).sort(), [
@@ -470,7 +555,7 @@ describe("statistics errors", () => {
     ]);
     assert.match(
       body.message.name[0],
-      /^The name must be one of: browser, campaign, city, continent, country, device/,
+      /^The name must be one of: bounce_rate, bounces, browser, campaign, city, continent, country, device/,
     );
     assert.deepEqual(body.message.from, ["The from must be a real date in the format YYYY-MM-DD."]);
     assert.deepEqual(body.message.per_page, ["The per page must be one of: 10, 25, 50, 100."]);

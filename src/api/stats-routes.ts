@@ -5,7 +5,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import { STAT_NAMES, STATS } from "../stats/catalog.js";
+import { RATIOS, STAT_NAMES, STATS } from "../stats/catalog.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
@@ -16,7 +16,7 @@ import { IdParams, parseId } from "./website-routes.js";
 
 const StatsQueryString = Type.Object({
   name: stringEnum(STAT_NAMES, {
-    description: `The statistic: ${STATS.map((stat) => `\`${stat.name}\` ${stat.description}`).join(" ")}`,
+    description: `The statistic: ${[...STATS, ...RATIOS].map((stat) => `\`${stat.name}\` ${stat.description}`).join(" ")}`,
   }),
   from: FromParam,
   to: ToParam,
@@ -45,9 +45,17 @@ const Nullable = (type: ReturnType<typeof Type.String> | ReturnType<typeof Type.
 
 const StatsPageBody = Type.Object({
   current_page: Type.Integer(),
-  data: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }), {
-    description: "Values with their counts; ties are ordered by value.",
-  }),
+  data: Type.Array(
+    Type.Object({
+      value: Type.String(),
+      count: Type.Number({
+        description: `An integer, except for the ratios (${RATIOS.map((ratio) => `\`${ratio.name}\``).join(", ")}), which have decimals.`,
+      }),
+    }),
+    {
+      description: "Values with their counts; ties are ordered by value.",
+    },
+  ),
   first_page_url: Type.String(),
   from: Nullable(Type.Integer()),
   last_page: Type.Integer(),

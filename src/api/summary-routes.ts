@@ -36,6 +36,7 @@ const SeriesBody = Type.Object({
       to: Type.String({ description: "The last day the point covers within the range." }),
       pageviews: Type.Integer(),
       visitors: Type.Integer({ description: "Unique visitors of each day, added up over the point's days." }),
+      visits: Type.Integer({ description: "Visits that began in the period." }),
     }),
     { description: "Every period of the range in time order, empty ones with zeros." },
   ),
@@ -62,10 +63,16 @@ const TotalsQueryString = Type.Object({
   filters: FiltersParam,
 });
 
+const Ratio = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
 const TotalsNumbers = Type.Object({
   visitors: Type.Integer({ description: "Unique visitors of each day, added up." }),
+  visits: Type.Integer({ description: "Visits (a visitor's day, split by 30 minutes without a pageview)." }),
   pageviews: Type.Integer(),
   events: Type.Integer({ description: "Custom events." }),
+  views_per_visit: Ratio("Pageviews of the visits per visit (two decimals); null without visits."),
+  bounce_rate: Ratio("Bounced visits per 100 visits (one decimal); null without visits."),
+  visit_duration: Ratio("Mean visit duration in whole seconds; null without visits."),
 });
 
 const TotalsBody = Type.Object({
@@ -79,11 +86,12 @@ const TotalsBody = Type.Object({
         to: Type.String(),
         totals: TotalsNumbers,
         change: Type.Object(
-          {
-            visitors: Type.Union([Type.Number(), Type.Null()]),
-            pageviews: Type.Union([Type.Number(), Type.Null()]),
-            events: Type.Union([Type.Number(), Type.Null()]),
-          },
+          Object.fromEntries(
+            Object.keys(TotalsNumbers.properties).map((key) => [
+              key,
+              Type.Union([Type.Number(), Type.Null()]),
+            ]),
+          ),
           {
             description:
               "From the compared range to this one, in percent (one decimal); null where it had none.",
@@ -127,9 +135,9 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
       schema: {
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
-        summary: "Pageviews and visitors over time",
+        summary: "Pageviews, visitors and visits over time",
         description:
-          "Pageviews and unique visitors per hour, day, week or month of the range, every period listed in order with zeros where nothing happened; filtered like any statistic.",
+          "Pageviews, unique visitors and visits per hour, day, week or month of the range, every period listed in order with zeros where nothing happened; filtered like any statistic.",
         params: IdParams,
         querystring: SeriesQueryString,
         response: { 200: SeriesBody, 422: ValidationErrorBody, ...COMMON_ERRORS },

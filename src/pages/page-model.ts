@@ -37,11 +37,12 @@ export const LISTS: readonly ListSpec[] = [
   { stat: "event", column: "Event", title: "Events", counts: "Events" },
 ];
 
-export interface DayPoint {
+/** A type, not an interface: groupDays adds up any record of numbers. */
+export type DayPoint = {
   day: string;
   visitors: number;
   pageviews: number;
-}
+};
 
 export interface HourPoint {
   hour: string;

@@ -1,7 +1,7 @@
-// Pageviews and unique visitors over time: by hour, day, week (Monday to Sunday) or month,
-// every period of the range listed in order, empty ones with zeros. Derived from the
-// catalog's statistics (pageviews and visitors per day, and per hour of one day), so a
-// series counts exactly what they count, filters included. A week's or month's visitors
+// Pageviews, unique visitors and visits over time: by hour, day, week (Monday to Sunday) or
+// month, every period of the range listed in order, empty ones with zeros. Derived from the
+// catalog's statistics (pageviews, visitors and visits per day, and per hour of one day), so
+// a series counts exactly what they count, filters included. A week's or month's visitors
 // are its days' unique visitors added up, as over any range.
 
 import { ValidationError } from "../errors.js";
@@ -23,13 +23,18 @@ export interface SeriesPoint {
   to: string;
   pageviews: number;
   visitors: number;
+  /** Visits that began in the period. */
+  visits: number;
 }
 
-export interface DayCounts {
-  day: string;
-  pageviews: number;
-  visitors: number;
-}
+/** What a point counts, each from a statistic of days and one of hours of day. */
+const COUNTED = {
+  pageviews: { days: "pageviews", hours: "pageviews_hours" },
+  visitors: { days: "visitors", hours: "visitors_hours" },
+  visits: { days: "visits", hours: "visits_hours" },
+} as const;
+type Counted = keyof typeof COUNTED;
+type Counts = Record<Counted, number>;
 
 export interface SeriesRequest {
   from: string;
@@ -38,25 +43,31 @@ export interface SeriesRequest {
   filters?: string | undefined;
 }
 
-/** Days (every day of a range, in order) as points of the interval, weeks and months adding up their days. */
-export function groupDays(
-  days: readonly DayCounts[],
+/** The days and numbers a point covers: `period` names it (see SeriesPoint). */
+export type Period = Pick<SeriesPoint, "period" | "from" | "to">;
+
+/**
+ * Days (every day of a range, in order, each with the same numbers) as points of the
+ * interval, weeks and months adding up their days' numbers.
+ */
+export function groupDays<D extends { day: string } & { [K in Exclude<keyof D, "day">]: number }>(
+  days: readonly D[],
   interval: Exclude<SeriesInterval, "hour">,
-): SeriesPoint[] {
-  const points: SeriesPoint[] = [];
+): (Period & Omit<D, "day">)[] {
+  const points: (Period & Omit<D, "day">)[] = [];
   let bucket = "";
-  for (const { day, pageviews, visitors } of days) {
+  for (const { day, ...numbers } of days) {
     const start = interval === "day" ? day : interval === "week" ? mondayOf(day) : `${day.slice(0, 7)}-01`;
     const last = points[points.length - 1];
     if (last && start === bucket) {
       last.to = day;
       last.period = `${last.from}/${day}`;
-      last.pageviews += pageviews;
-      last.visitors += visitors;
+      const sums = last as Record<string, number | string>;
+      for (const [key, value] of Object.entries(numbers)) sums[key] = (sums[key] as number) + (value as number);
     } else {
       bucket = start;
       const period = interval === "day" ? day : `${day}/${day}`;
-      points.push({ period, from: day, to: day, pageviews, visitors });
+      points.push({ period, from: day, to: day, ...numbers });
     }
   }
   return points;
@@ -78,38 +89,34 @@ export class TimeSeriesService {
     // Every value of a statistic of days or hours, in one page.
     const read = (name: string, first: string, last: string): Promise<StatsPage> =>
       website.read({ name, from: first, to: last, sortBy: "value", sort: "asc", perPage: ALL_ROWS, page: 1 });
+    /** Each counted number's rows by value (a day, or an hour of day), from `of` statistics. */
+    const countsOf = async (of: "days" | "hours", first: string, last: string) => {
+      const keys = Object.keys(COUNTED) as Counted[];
+      const pages = await Promise.all(keys.map((key) => read(COUNTED[key][of], first, last)));
+      const byValue = pages.map(counts);
+      return (value: string): Counts => {
+        const point = {} as Counts;
+        keys.forEach((key, i) => {
+          point[key] = byValue[i]?.get(value) ?? 0;
+        });
+        return point;
+      };
+    };
     if (interval !== "hour") {
-      const [pageviews, visitors] = await Promise.all([
-        read("pageviews", from, to),
-        read("visitors", from, to),
-      ]);
-      const [views, people] = [counts(pageviews), counts(visitors)];
-      const days = daysFrom(from, to).map((day) => ({
-        day,
-        pageviews: views.get(day) ?? 0,
-        visitors: people.get(day) ?? 0,
-      }));
-      return groupDays(days, interval);
+      const of = await countsOf("days", from, to);
+      return groupDays(
+        daysFrom(from, to).map((day) => ({ day, ...of(day) })),
+        interval,
+      );
     }
     // By the hour: each day's hours of day are that day's hours, those its clock shows: a
     // day that springs forward has no 02, one that falls back one 02 holding both.
     const zone = zoneRule(website.zone);
     const days = daysFrom(from, to);
-    const perDay = await Promise.all(
-      days.map((day) => Promise.all([read("pageviews_hours", day, day), read("visitors_hours", day, day)])),
-    );
+    const perDay = await Promise.all(days.map((day) => countsOf("hours", day, day)));
     return days.flatMap((day, index) => {
-      const [pageviews, visitors] = perDay[index] as [StatsPage, StatsPage];
-      const [views, people] = [counts(pageviews), counts(visitors)];
-      return hoursOf(zone, day).map((hh) => {
-        return {
-          period: `${day}T${hh}`,
-          from: day,
-          to: day,
-          pageviews: views.get(hh) ?? 0,
-          visitors: people.get(hh) ?? 0,
-        };
-      });
+      const of = perDay[index] as Awaited<ReturnType<typeof countsOf>>;
+      return hoursOf(zone, day).map((hh) => ({ period: `${day}T${hh}`, from: day, to: day, ...of(hh) }));
     });
   }
 }

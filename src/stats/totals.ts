@@ -1,10 +1,12 @@
-// The top-line numbers of a range (unique visitors, pageviews, custom events) and of a range
-// to compare it with: the period of equal length just before, the same days a year before,
-// or any given range; with the change from that range to this one. Derived from the
-// catalog's statistics (visitors and pageviews per day, occurrences per event), so they
+// The top-line numbers of a range (unique visitors, visits, pageviews, views per visit,
+// bounce rate, visit duration, custom events) and of a range to compare it with: the period
+// of equal length just before, the same days a year before, or any given range; with the
+// change from that range to this one. Derived from the catalog's statistics of days (and
+// occurrences per event), the ratios as the catalog's RATIOS of the range's sums, so they
 // count exactly what those count, filters included.
 
 import { ValidationError } from "../errors.js";
+import { RATIOS, type RatioDefinition, ratioValue, type StatName } from "./catalog.js";
 import { addDays, daysBetween } from "./day-rule.js";
 import type { StatsPage } from "./stats-query.js";
 import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
@@ -15,10 +17,20 @@ export type Comparison = (typeof COMPARISONS)[number];
 export interface Totals {
   /** Unique visitors of each day, added up (as over any range). */
   visitors: number;
+  visits: number;
   pageviews: number;
+  /** The ratios (catalog RATIOS) of the range: null without visits. */
+  views_per_visit: number | null;
+  bounce_rate: number | null;
+  visit_duration: number | null;
   /** Custom events. */
   events: number;
 }
+
+/** The statistics added up over the range, each under its total's name. */
+const SUMMED = { visitors: "visitors", visits: "visits", pageviews: "pageviews", events: "event" } as const;
+type Summed = keyof typeof SUMMED;
+type RatioName = (typeof RATIOS)[number]["name"];
 
 export interface RangeTotals {
   from: string;
@@ -27,6 +39,7 @@ export interface RangeTotals {
 }
 
 export interface TotalsAnswer extends RangeTotals {
+  /** `change`: each number's change in percent (null from 0 or null). */
   comparison: (RangeTotals & { change: Record<keyof Totals, number | null> }) | null;
 }
 
@@ -47,32 +60,34 @@ export class TotalsService {
     const other = comparedRange(request);
     const website = await this.stats.forWebsite(userId, websiteId, request.filters);
     const totalsOf = async (from: string, to: string): Promise<RangeTotals> => {
-      const read = (name: string): Promise<StatsPage> =>
-        website.read({ name, from, to, sortBy: "count", sort: "desc", perPage: ALL_ROWS, page: 1 });
-      const [visitors, pageviews, events] = await Promise.all([
-        read("visitors"),
-        read("pageviews"),
-        read("event"),
+      const read = async (name: StatName): Promise<number> =>
+        sum(
+          await website.read({ name, from, to, sortBy: "count", sort: "desc", perPage: ALL_ROWS, page: 1 }),
+        );
+      const names = new Set<StatName>([
+        ...Object.values(SUMMED),
+        ...RATIOS.flatMap((ratio: RatioDefinition) => [ratio.of, ratio.per]),
       ]);
-      return {
-        from,
-        to,
-        totals: { visitors: sum(visitors), pageviews: sum(pageviews), events: sum(events) },
-      };
+      const sums = new Map(
+        await Promise.all([...names].map(async (name) => [name, await read(name)] as const)),
+      );
+      const of = (name: StatName) => sums.get(name) ?? 0;
+      const totals = {} as Totals;
+      for (const [key, name] of Object.entries(SUMMED) as [Summed, StatName][]) totals[key] = of(name);
+      for (const ratio of RATIOS)
+        totals[ratio.name as RatioName] = ratioValue(ratio, of(ratio.of), of(ratio.per));
+      return { from, to, totals };
     };
     const [current, compared] = await Promise.all([
       totalsOf(request.from, request.to),
       other ? totalsOf(other.from, other.to) : null,
     ]);
     if (!compared) return { ...current, comparison: null };
-    const change = (key: keyof Totals) => percentChange(compared.totals[key], current.totals[key]);
-    return {
-      ...current,
-      comparison: {
-        ...compared,
-        change: { visitors: change("visitors"), pageviews: change("pageviews"), events: change("events") },
-      },
-    };
+    const change = {} as Record<keyof Totals, number | null>;
+    for (const key of Object.keys(current.totals) as (keyof Totals)[]) {
+      change[key] = percentChange(compared.totals[key], current.totals[key]);
+    }
+    return { ...current, comparison: { ...compared, change } };
   }
 }
 
@@ -114,9 +129,9 @@ function yearBefore(day: string): string {
   return `${String(year).padStart(4, "0")}${rest}`;
 }
 
-/** The change from `before` to `now` in percent, to one decimal; null when `before` is 0. */
-function percentChange(before: number, now: number): number | null {
-  if (before === 0) return null;
+/** The change from `before` to `now` in percent, to one decimal; null when either is null or `before` is 0. */
+function percentChange(before: number | null, now: number | null): number | null {
+  if (before === null || now === null || before === 0) return null;
   return Math.round(((now - before) / before) * 1000) / 10;
 }
 
