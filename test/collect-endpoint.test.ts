@@ -148,6 +148,27 @@ describe("public collection endpoint", () => {
     assert.ok((await stored()).filter((e) => e.kind === "event").every((e) => !e.isVisit));
   });
 
+  it("stores an engagement (engagement: true) as neither a pageview nor a visit; a custom event wins", async () => {
+    const sent: unknown[] = [true, 1, "yes", false];
+    for (const engagement of sent) {
+      const page = `https://shop.example/read?as=${String(engagement)}`;
+      const response = await hit({ body: { page, referrer: "https://news.example/", engagement } });
+      assert.equal(response.headers["x-analytics-dropped"], undefined);
+    }
+    await hit({ body: { page: "https://shop.example/both", engagement: true, event: { name: "Both" } } });
+    const kinds = (await stored())
+      .filter((e) => e.page.startsWith("/read") || e.page === "/both")
+      .map((e) => [e.page, e.kind, e.isVisit, e.referrer]);
+    assert.deepEqual(kinds, [
+      ["/read?as=true", "engagement", false, ""],
+      ["/read?as=1", "engagement", false, ""],
+      // Anything else is no engagement: a pageview, here a visit from news.example.
+      ["/read?as=yes", "pageview", true, "news.example"],
+      ["/read?as=false", "pageview", true, "news.example"],
+      ["/both", "event", false, ""],
+    ]);
+  });
+
   it("decides a hit without waiting once its website is cached, and enriches it when its batch is written", async () => {
     const { pipeline } = t.container;
     const raw = {

@@ -1,8 +1,8 @@
 // The tracker in a real browser: Debian Chromium loads a page of a tracked website (a test
 // host name mapped to 127.0.0.1) that embeds the script from the analytics server, then
-// navigates with pushState and back, fires a custom event, and the test reads what was
-// stored. Also: data-dnt with Do Not Track on sends nothing, and nothing is stored in the
-// browser.
+// navigates with pushState and back, fires a custom event, hides the tab and leaves the
+// page, and the test reads what was stored. Also: data-dnt with Do Not Track on sends
+// nothing, and nothing is stored in the browser.
 
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -45,7 +45,7 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
     });
     await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
     sitePort = (site.address() as AddressInfo).port;
-    browser = await launchChromium([SITE, ANALYTICS]);
+    browser = await launchChromium([SITE, ANALYTICS], DESKTOP_CHROME_UA);
   });
 
   after(async () => {
@@ -79,15 +79,22 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
     await page.goBack();
     await page.waitForURL(home);
     await page.evaluate("window.pa.track({ name: 'Signup', value: 5, unit: 'EUR' })");
-    const events = await storedEvents(4);
-    const summary = events.map((e) => [e.kind, e.page, e.referrer, e.isVisit, e.event]);
-    assert.deepEqual(summary, [
-      ["pageview", "/", "", true, ""],
-      // Not visits: the tracker sent the previous URL (on this site) as the referrer.
-      ["pageview", "/pricing?plan=pro", "", false, ""],
-      ["pageview", "/", "", false, ""],
-      ["event", "/", "", false, "Signup:5:EUR"],
-    ]);
+    const events = await storedEvents(6);
+    // Beacons sent together may arrive in either order: compared as sets.
+    const summary = events.map((e) => [e.kind, e.page, e.referrer, e.isVisit, e.event]).sort();
+    assert.deepEqual(
+      summary,
+      [
+        ["pageview", "/", "", true, ""],
+        // Before each navigation, an engagement for the page left.
+        ["engagement", "/", "", false, ""],
+        // Not visits: the tracker sent the previous URL (on this site) as the referrer.
+        ["pageview", "/pricing?plan=pro", "", false, ""],
+        ["engagement", "/pricing?plan=pro", "", false, ""],
+        ["pageview", "/", "", false, ""],
+        ["event", "/", "", false, "Signup:5:EUR"],
+      ].sort(),
+    );
     const first = events[0];
     assert.equal(first?.browser, "Chrome");
     assert.equal(first?.os, "Linux");
@@ -96,6 +103,56 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
     assert.equal(new Set(events.map((e) => e.visitor)).size, 1, "one visitor throughout");
     assert.deepEqual(await context.cookies(), [], "no cookies");
     assert.equal(await page.evaluate("localStorage.length + sessionStorage.length"), 0, "no storage");
+    await context.close();
+  });
+
+  /** The kinds and pages of the events stored since `before` of them were. */
+  const since = (events: StoredEvent[], before: number) => events.slice(before).map((e) => [e.kind, e.page]);
+
+  it("sends an engagement when a shown page is left, so a one-page visit has a duration", async () => {
+    const before = (await storedEvents(0)).length;
+    const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    const page = await context.newPage();
+    await page.goto(`http://${SITE}:${sitePort}/article`);
+    await page.waitForFunction("'pa' in window");
+    await sleep(1500);
+    await page.goto("about:blank");
+    const events = await storedEvents(before + 2);
+    assert.deepEqual(since(events, before), [
+      ["pageview", "/article"],
+      ["engagement", "/article"],
+    ]);
+    const [view, engagement] = events.slice(before) as [StoredEvent, StoredEvent];
+    assert.ok(engagement.ts.getTime() - view.ts.getTime() >= 1000, "stored when the page was left");
+    assert.equal(engagement.visitor, view.visitor);
+    await context.close();
+  });
+
+  it("sends an engagement when the tab is hidden, once per time it was shown", async () => {
+    const before = (await storedEvents(0)).length;
+    const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    const page = await context.newPage();
+    await page.goto(`http://${SITE}:${sitePort}/docs`);
+    await page.waitForFunction("'pa' in window");
+    // A headless tab is always shown: the page is told it is hidden or shown as a browser
+    // tells it when the user switches tabs (the state, then the event).
+    const show = (state: "hidden" | "visible") =>
+      page.evaluate(`Object.defineProperty(document, "visibilityState", { value: "${state}", configurable: true });
+        document.dispatchEvent(new Event("visibilitychange"))`);
+    await show("hidden");
+    await show("hidden");
+    await show("visible");
+    await show("hidden");
+    // Left while hidden: nothing more to say.
+    await page.goto("about:blank");
+    const events = await storedEvents(before + 3);
+    await sleep(300);
+    assert.deepEqual(since(await storedEvents(0), before), [
+      ["pageview", "/docs"],
+      ["engagement", "/docs"],
+      ["engagement", "/docs"],
+    ]);
+    assert.equal(events.length, before + 3);
     await context.close();
   });
 

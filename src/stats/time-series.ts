@@ -63,7 +63,8 @@ export function groupDays<D extends { day: string } & { [K in Exclude<keyof D, "
       last.to = day;
       last.period = `${last.from}/${day}`;
       const sums = last as Record<string, number | string>;
-      for (const [key, value] of Object.entries(numbers)) sums[key] = (sums[key] as number) + (value as number);
+      for (const [key, value] of Object.entries(numbers))
+        sums[key] = (sums[key] as number) + (value as number);
     } else {
       bucket = start;
       const period = interval === "day" ? day : `${day}/${day}`;

@@ -1,8 +1,10 @@
 // The tracking script served at /js/script.js. Cookieless and storage-free: it sends a
 // pageview on load and on SPA navigation (pushState, popstate; the previous URL is the
-// referrer), and exposes window.pa.track({name, value, unit}) for custom events. Hits go
-// out with sendBeacon as text/plain (no CORS preflight), or fetch keepalive as fallback.
-// Kept tiny on purpose: it is downloaded by every visitor of every tracked page.
+// referrer), an engagement when a page that was shown is hidden or left (so a visit lasts
+// until then, and a one-page visit has a duration), and exposes
+// window.pa.track({name, value, unit}) for custom events. Hits go out with sendBeacon as
+// text/plain (no CORS preflight), or fetch keepalive as fallback. Kept tiny on purpose: it
+// is downloaded by every visitor of every tracked page.
 
 interface TrackedEvent {
   name: string;
@@ -17,14 +19,15 @@ interface TrackedEvent {
   const endpoint = `${host.replace(/\/+$/, "")}/api/event`;
   const optedOut = script.getAttribute("data-dnt") === "true" && navigator.doNotTrack === "1";
   let current = location.href;
+  // Whether the page was shown since its last engagement was sent.
+  let shown = doc.visibilityState === "visible";
 
-  const send = (referrer: string, event?: TrackedEvent) => {
+  const send = (fields: object) => {
     if (optedOut) return;
     const body = JSON.stringify({
       page: location.href,
-      referrer,
       screen_resolution: `${screen.width}x${screen.height}`,
-      event,
+      ...fields,
     });
     if (!navigator.sendBeacon?.(endpoint, body)) {
       fetch(endpoint, {
@@ -36,11 +39,19 @@ interface TrackedEvent {
     }
   };
 
+  /** Says `page` was looked at until now, if it was shown since the last time this was said. */
+  const engaged = (page: string) => {
+    if (shown) send({ page, engagement: true });
+    shown = false;
+  };
+
   const navigated = () => {
     if (location.href === current) return;
     const previous = current;
     current = location.href;
-    send(previous);
+    engaged(previous);
+    shown = doc.visibilityState === "visible";
+    send({ referrer: previous });
   };
 
   const pushState = history.pushState;
@@ -49,8 +60,14 @@ interface TrackedEvent {
     navigated();
   };
   win.addEventListener("popstate", navigated);
+  doc.addEventListener("visibilitychange", () => {
+    if (doc.visibilityState === "hidden") engaged(current);
+    else shown = true;
+  });
+  win.addEventListener("pagehide", () => engaged(current));
   win.pa = {
-    track: (event) => send(doc.referrer, { name: event.name, value: event.value, unit: event.unit }),
+    track: (event) =>
+      send({ referrer: doc.referrer, event: { name: event.name, value: event.value, unit: event.unit } }),
   };
-  send(doc.referrer);
+  send({ referrer: doc.referrer });
 })(window, document);

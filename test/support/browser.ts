@@ -14,8 +14,12 @@ export function chromiumMissing(): string | null {
   return fs.existsSync(CHROMIUM) ? null : `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
 }
 
-/** `hosts` are resolved to 127.0.0.1 inside the browser, so pages can use real host names. */
-export function launchChromium(hosts: string[]): Promise<Browser> {
+/**
+ * `hosts` are resolved to 127.0.0.1 inside the browser, so pages can use real host names.
+ * `userAgent` is the browser's own: a context's user agent does not reach the beacons a page
+ * sends as it is left (the browser sends them after the page is gone, as HeadlessChrome).
+ */
+export function launchChromium(hosts: string[], userAgent?: string): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -28,6 +32,7 @@ export function launchChromium(hosts: string[]): Promise<Browser> {
       "--disable-sync",
       "--no-first-run",
       `--host-resolver-rules=${hosts.map((host) => `MAP ${host} 127.0.0.1`).join(", ")}`,
+      ...(userAgent ? [`--user-agent=${userAgent}`] : []),
     ],
   });
 }
