@@ -7,7 +7,9 @@
 // /proc/PID/status) is sampled every `--rss-every` ms. Prints one JSON line.
 // With `--filters F` every request carries `filters=F`; the expected answers are of the
 // unfiltered statistics, so a filtered answer is only checked to be a page of positive
-// integer counts (what the filters count is the contract tests' to check).
+// integer counts (what the filters count is the contract tests' to check). Then the same for
+// the totals compared with the previous period (`totals`) and the daily series
+// (`timeseries`), checked against the sums of the expected statistics.
 //
 //   node bench/stats-query.mjs --url http://127.0.0.1:PORT --key KEY --website-id 1 \
 //     --from 2026-10-20 --to 2026-11-18 [--expected FILE] [--server-pid PID] [--runs 5]
@@ -18,8 +20,10 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 import { STATS } from "../dist/src/stats/catalog.js";
 
-/** The 17 statistics, from the product's catalog (the build in dist/). */
+/** The statistics, from the product's catalog (the build in dist/). */
 export const STAT_NAMES = STATS.map((stat) => stat.name);
+/** The answers built of several statistics, timed as one request each. */
+const SUMMARIES = ["totals", "timeseries"];
 
 const { values: options } = parseArgs({
   options: {
@@ -31,7 +35,7 @@ const { values: options } = parseArgs({
     expected: { type: "string" },
     "server-pid": { type: "string" },
     runs: { type: "string", default: "5" },
-    names: { type: "string", default: STAT_NAMES.join(",") },
+    names: { type: "string", default: [...STAT_NAMES, ...SUMMARIES].join(",") },
     "per-page": { type: "string", default: "10" },
     "rss-every": { type: "string", default: "50" },
     filters: { type: "string" },
@@ -113,6 +117,36 @@ const peakRss = () => {
 
 // --- checking an answer
 
+/** The expected statistic's counts added up. */
+const expectedSum = (name) => (expected?.stats?.[name] ?? []).reduce((total, [, count]) => total + count, 0);
+
+/** The totals or the series: every count as the expected statistics add up. */
+function checkSummary(name, page) {
+  const problems = [];
+  const sums =
+    name === "totals"
+      ? page.data?.totals
+      : Object.fromEntries(
+          ["pageviews", "visitors", "visits"].map((key) => [
+            key,
+            (page.data ?? []).reduce((total, point) => total + point[key], 0),
+          ]),
+        );
+  if (!sums || !(sums.pageviews > 0)) problems.push("no pageviews");
+  if (expected && !options.filters) {
+    for (const key of ["pageviews", "visitors", "visits"]) {
+      if (sums?.[key] !== expectedSum(key))
+        problems.push(`${key} ${sums?.[key]}, expected ${expectedSum(key)}`);
+    }
+  }
+  return {
+    problems,
+    rows: name === "totals" ? 1 : (page.data?.length ?? 0),
+    total: null,
+    sum: sums?.pageviews ?? 0,
+  };
+}
+
 function check(name, answer) {
   const problems = [];
   if (answer.status !== 200) return { problems: [`status ${answer.status}: ${answer.body.slice(0, 300)}`] };
@@ -122,6 +156,7 @@ function check(name, answer) {
   } catch {
     return { problems: ["the body is not JSON"] };
   }
+  if (SUMMARIES.includes(name)) return checkSummary(name, page);
   const data = Array.isArray(page.data) ? page.data : [];
   const sum = data.reduce((total, row) => total + Number(row.count), 0);
   if (options.filters) {
@@ -167,10 +202,13 @@ const results = [];
 const started = performance.now();
 try {
   for (const name of names) {
-    const query = new URLSearchParams({ name, from: options.from, to: options.to });
-    if (perPage !== 10) query.set("per_page", String(perPage));
+    const summary = SUMMARIES.includes(name);
+    const query = new URLSearchParams(
+      summary ? { from: options.from, to: options.to } : { name, from: options.from, to: options.to },
+    );
+    if (perPage !== 10 && !summary) query.set("per_page", String(perPage));
     if (options.filters) query.set("filters", options.filters);
-    const path = `/api/v1/stats/${options["website-id"]}?${query}`;
+    const path = `/api/v1/stats/${options["website-id"]}${summary ? `/${name}` : ""}?${query}`;
     const warm = await get(path);
     const checked = check(name, warm);
     const times = [];

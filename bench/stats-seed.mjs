@@ -12,9 +12,10 @@
 //     --events 1000000 --expected FILE [--seed 1] [--batch 50000] [--days 30] [--end ISO] [--zone Z]
 //
 // Progress goes to standard error; one JSON line with the figures to standard output.
-// Traffic: createTraffic with a visitor pool of events / 3 and 5 % custom events,
-// timestamps over `--days` whole UTC days ending at `--end` (default: the UTC midnight
-// two days ago, so every day is in the past and in the store's long-term aggregates).
+// Traffic: createTraffic with a visitor pool of events / 3, 5 % custom events, 25 % the
+// tracker's engagements and 30 % of visits of one page, timestamps over `--days` whole UTC
+// days ending at `--end` (default: the UTC midnight two days ago, so every day is in the
+// past and in the store's long-term aggregates).
 // `--zone` (an IANA name, UTC by default) is the website's time zone: days, hours and each
 // visitor's salt day are local to it.
 
@@ -73,6 +74,7 @@ const { referrerHost, primaryLanguage } = await load("enrich/referrer.js");
 const { parsePageUrl, pageValue, campaignOf, cut } = await load("ingest/page-url.js");
 const { eventValue, clientIp } = await load("ingest/pipeline.js");
 const { zoneRule } = await load("stats/time-zone.js");
+const { VISIT_GAP_SECONDS, BOUNCE_SECONDS } = await load("stats/catalog.js");
 
 const log = (message) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 const mib = (bytes) => Math.round(bytes / 1048576);
@@ -83,7 +85,14 @@ const mib = (bytes) => Math.round(bytes / 1048576);
 const visitorCount = Math.max(1, Math.round(count / 3));
 log(`generating a pool of ${visitorCount} visitors`);
 const poolStarted = Date.now();
-const traffic = createTraffic({ seed, domain: DOMAIN, visitors: visitorCount, eventShare: 0.05 });
+const traffic = createTraffic({
+  seed,
+  domain: DOMAIN,
+  visitors: visitorCount,
+  eventShare: 0.05,
+  engagementShare: 0.25,
+  bounceShare: 0.3,
+});
 log(`pool ready in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
 const agents = new UserAgentClassifier();
 const geo = new IndexedGeoLookup(() => ensureGeoIndex(bundledGeoSources(), BUILT_INDEX_DIR));
@@ -179,12 +188,76 @@ const expected = Object.fromEntries(
     "campaign",
     ...PROFILE_STATS,
     "event",
+    "visits",
+    "visits_hours",
+    "exit_page",
+    "bounces",
+    "visit_seconds",
+    "visit_pageviews",
   ].map((name) => [name, new Map()]),
 );
-const add = (name, value) => {
+const add = (name, value, amount = 1) => {
   const counts = expected[name];
-  counts.set(value, (counts.get(value) ?? 0) + 1);
+  counts.set(value, (counts.get(value) ?? 0) + amount);
 };
+
+// Per visitor, the visit in progress (the catalog's definition, in the order events come:
+// time order): its local day (number + 1; 0 for none), first and last second, the second
+// before the last, its last pageview's second and page, pageviews and starting hour.
+const visitDay = new Int32Array(visitorCount);
+const visitStart = new Float64Array(visitorCount);
+const visitEnd = new Float64Array(visitorCount);
+const visitEndBefore = new Float64Array(visitorCount);
+const visitLastView = new Float64Array(visitorCount);
+const visitViews = new Int32Array(visitorCount);
+const visitHour = new Int8Array(visitorCount);
+const visitExit = new Array(visitorCount);
+
+/**
+ * Counts the visitor's visit in progress. `startingAt`: the second a new visit starts; the
+ * old one's events of that second belong to the new one (a visit takes the events from
+ * its start's second on), so its end is the second before them.
+ */
+function endVisit(visitor, startingAt = null) {
+  if (visitDay[visitor] === 0) return;
+  const day = dayString(visitDay[visitor] - 1);
+  const end = visitEnd[visitor] === startingAt ? visitEndBefore[visitor] : visitEnd[visitor];
+  const seconds = end - visitStart[visitor];
+  add("visits", day);
+  add("visits_hours", HOURS[visitHour[visitor]]);
+  add("exit_page", visitExit[visitor]);
+  if (visitViews[visitor] === 1 && seconds < BOUNCE_SECONDS) add("bounces", day);
+  add("visit_seconds", day, seconds);
+  add("visit_pageviews", day, visitViews[visitor]);
+  visitDay[visitor] = 0;
+}
+
+/** The visitor's event at `second` of local day `dayNumber` (`page` for a pageview, else null). */
+function visitEvent(visitor, second, dayNumber, hour, page) {
+  const current = visitDay[visitor] === dayNumber + 1;
+  if (page !== null && !(current && second - visitLastView[visitor] <= VISIT_GAP_SECONDS)) {
+    endVisit(visitor, second);
+    visitDay[visitor] = dayNumber + 1;
+    visitStart[visitor] = second;
+    visitEnd[visitor] = second;
+    visitEndBefore[visitor] = second;
+    visitLastView[visitor] = second;
+    visitViews[visitor] = 1;
+    visitHour[visitor] = hour;
+    visitExit[visitor] = page;
+    return;
+  }
+  if (!current) return; // before the visitor's first pageview of the day: in no visit
+  if (second > visitEnd[visitor]) {
+    visitEndBefore[visitor] = visitEnd[visitor];
+    visitEnd[visitor] = second;
+  }
+  if (page === null) return;
+  visitViews[visitor] += 1;
+  // The exit page: the last pageview's; of one second, the greatest page.
+  if (second > visitLastView[visitor] || page > visitExit[visitor]) visitExit[visitor] = page;
+  visitLastView[visitor] = second;
+}
 // Per visitor: the last day (number + 1) and day-hour (day * 24 + hour + 1) it was counted
 // in. Events come in time order, so "not the last one" means "not counted yet".
 const countedDay = new Int32Array(visitorCount);
@@ -215,6 +288,7 @@ let skipped = 0;
 let pageviews = 0;
 let visits = 0;
 let customEvents = 0;
+let engagements = 0;
 let generateMs = 0;
 let insertMs = 0;
 let firstDay = null;
@@ -276,7 +350,7 @@ try {
     if (firstDay === null) firstDay = day;
     lastDay = day;
     const referrer = referrerOf(hit.referrer);
-    const kind = hit.event ? "event" : "pageview";
+    const kind = hit.event ? "event" : hit.engagement ? "engagement" : "pageview";
     const isVisit = kind === "pageview" && referrer !== DOMAIN;
     const values = profiles[profile];
     batch.push({
@@ -299,7 +373,9 @@ try {
       event,
     });
 
-    if (kind === "event") {
+    visitEvent(visitor, Math.floor(ms / 1000), dayNumber, hour, kind === "pageview" ? page.page : null);
+    if (kind === "engagement") engagements += 1;
+    else if (kind === "event") {
       customEvents += 1;
       add("event", event);
     } else {
@@ -335,6 +411,7 @@ try {
   }
   generateMs += performance.now() - began;
   await flush();
+  for (let visitor = 0; visitor < visitorCount; visitor++) endVisit(visitor);
   // Every seeded day is past: fold them all now, as a server would once they settled.
   const folding = performance.now();
   await store.rebuildAggregates();
@@ -347,7 +424,9 @@ try {
 progress(true);
 
 const sorted = (counts) =>
-  [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  [...counts.entries()]
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 fs.writeFileSync(
   options.expected,
   JSON.stringify({
@@ -357,6 +436,7 @@ fs.writeFileSync(
     pageviews,
     visits,
     customEvents,
+    engagements,
     stats: Object.fromEntries(Object.entries(expected).map(([name, counts]) => [name, sorted(counts)])),
   }),
 );
@@ -371,6 +451,7 @@ console.log(
     pageviews,
     visits,
     customEvents,
+    engagements,
     visitorPool: visitorCount,
     visitorsSeen,
     profiles: profiles.length,

@@ -1,8 +1,9 @@
 // Synthetic but realistic web traffic for benchmarks, fully determined by a seed: a pool of
 // visitors (real public IPv4 and IPv6 addresses spread over 30 countries, real browser user
 // agents, matching languages and screen sizes), Zipf-distributed pages and referrers, visits
-// of several pageviews (internal referrers), a few custom events, campaigns, and timestamps
-// over any number of days with a daily and weekly rhythm.
+// of several pageviews (internal referrers), a few custom events, campaigns, optionally the
+// tracker's engagements and one-page visits, and timestamps over any number of days with a
+// daily and weekly rhythm.
 //
 //   import { createTraffic, importEvents, toCollectRequest } from "./traffic.mjs";
 //   const traffic = createTraffic({ seed: 7, domain: "bench.example" });
@@ -492,7 +493,9 @@ const CUSTOM_EVENTS = [
  * A stream of hits for one website. Options: seed, domain, visitors (pool size), pages
  * (distinct paths), blogs (distinct long-tail referrers), eventShare (custom events),
  * ipv6Share, visitShare (share of hits starting a new visit), concurrentVisits (visits in
- * progress at once, which sets how far apart a visit's pageviews are).
+ * progress at once, which sets how far apart a visit's pageviews are), engagementShare (share
+ * of hits that are the tracker's engagement for the page a visit is on: sent when it is
+ * hidden or left), bounceShare (share of visits of one page, left after its engagement).
  */
 export function createTraffic(options = {}) {
   const {
@@ -505,6 +508,8 @@ export function createTraffic(options = {}) {
     ipv6Share = 0.25,
     visitShare = 0.45,
     concurrentVisits = 64,
+    engagementShare = 0,
+    bounceShare = 0,
   } = options;
   const random = seededRandom(`${seed}:${domain}`);
 
@@ -523,6 +528,8 @@ export function createTraffic(options = {}) {
   // Visits in progress: later pageviews of a visit come from the same visitor with the
   // previous page as referrer.
   const open = [];
+  // One-page visits waiting for their engagement (then over).
+  const leaving = [];
   const host = () => (random() < 0.1 ? `www.${domain}` : domain);
 
   const startVisit = () => {
@@ -534,9 +541,24 @@ export function createTraffic(options = {}) {
       path += `${join}utm_source=${source ? "social" : "newsletter"}&utm_medium=link&utm_campaign=${pick(random, CAMPAIGNS)}`;
     }
     const visit = { visitor, path, left: 1 + Math.floor(-Math.log(1 - random()) * 2.2) };
-    if (open.length >= concurrentVisits) open[Math.floor(random() * open.length)] = visit;
+    if (bounceShare > 0 && random() < bounceShare) {
+      if (leaving.length >= concurrentVisits) leaving[Math.floor(random() * leaving.length)] = visit;
+      else leaving.push(visit);
+    } else if (open.length >= concurrentVisits) open[Math.floor(random() * open.length)] = visit;
     else open.push(visit);
     return { visitor, page: `https://${host()}${path}`, referrer: source };
+  };
+
+  /** An engagement for a one-page visit (which it ends), or for the page an open visit is on. */
+  const engage = () => {
+    let visit;
+    if (leaving.length > 0 && (open.length === 0 || random() < 0.5)) {
+      const index = Math.floor(random() * leaving.length);
+      visit = leaving[index];
+      leaving[index] = leaving[leaving.length - 1];
+      leaving.pop();
+    } else visit = open[Math.floor(random() * open.length)];
+    return { visitor: visit.visitor, page: `https://${host()}${visit.path}`, referrer: "", engagement: true };
   };
 
   const continueVisit = () => {
@@ -561,10 +583,15 @@ export function createTraffic(options = {}) {
      * visitorIndex } (visitorIndex: the visitor's place in `visitors`).
      */
     next() {
-      const view = open.length === 0 || random() < visitShare ? startVisit() : continueVisit();
+      const engaging = engagementShare > 0 && open.length + leaving.length > 0 && random() < engagementShare;
+      const view = engaging
+        ? engage()
+        : open.length === 0 || random() < visitShare
+          ? startVisit()
+          : continueVisit();
       const { visitor } = view;
       let event = null;
-      if (random() < eventShare) {
+      if (!engaging && random() < eventShare) {
         const [name, value, unit] = pick(random, CUSTOM_EVENTS);
         event = { name };
         if (value !== null) event.value = value;
@@ -578,6 +605,7 @@ export function createTraffic(options = {}) {
         userAgent: visitor.userAgent,
         acceptLanguage: visitor.acceptLanguage,
         event,
+        engagement: engaging,
         visitorIndex: visitor.index,
       };
     },
@@ -711,6 +739,7 @@ export function* timestamps({ count, days = 30, end = Date.now() - 60_000, seed 
 export function toCollectRequest(hit) {
   const payload = { page: hit.page, referrer: hit.referrer, screen_resolution: hit.screenResolution };
   if (hit.event) payload.event = hit.event;
+  if (hit.engagement) payload.engagement = true;
   return {
     body: JSON.stringify(payload),
     headers: {
@@ -735,6 +764,7 @@ export function toImportEvent(hit, websiteId, ts) {
     accept_language: hit.acceptLanguage,
   };
   if (hit.event) event.event = hit.event;
+  if (hit.engagement) event.engagement = true;
   return event;
 }
 
