@@ -141,48 +141,87 @@ const VISIT_MEASURES: Record<StatDefinition["measure"], string> = {
 };
 
 /**
- * A visit statistic's counts, as statCountsSql gives them, of the visits in the events
- * `where` selects (catalog.ts has the definition): each visitor's events of a local day in
- * time order, a visit starting at a pageview more than VISIT_GAP_SECONDS after the
- * previous pageview (or the day's first), every event in the last visit started at or
- * before its second (peers of a second go together: RANGE frames), and none before the
- * first. `filters`, when given, keeps the visits with a pageview or custom event they hold for.
+ * The visits of the events `where` selects, one row each (catalog.ts has the definition):
+ * columns website_id, day (as `time` groups it), visitor, start and finish (seconds since
+ * 1970), pageviews, hour (of its start), exit_page (the page's number; NULL unless `exits`).
+ * Each visitor's events of a local day in time order, a visit starting at a pageview more
+ * than VISIT_GAP_SECONDS after the previous pageview (or the day's first), every event in
+ * the last visit started at or before its second (peers of a second go together: RANGE
+ * frames), and none before the first. `matched`, when given, keeps the visits with a
+ * pageview or custom event it holds for.
  */
-function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filters: string | null): string {
-  const exits = stat.dimension === "exit_page";
+function visitRowsSql(where: string, time: TimeSql, exits: boolean, matched: string | null = null): string {
   const pageField = NUMBERED_TEXT.indexOf("page");
   // The exit page of pageviews of one second is the greatest page by text, as in every engine.
-  const pageText = exits ? "t.value" : "NULL";
   const join = exits
     ? ` LEFT JOIN text_values t ON t.field = ${pageField} AND t.id = e.page AND e.kind = 0`
     : "";
-  const matched = filters === null ? "true" : `(e.kind IN (0, 1) AND ${filters})`;
   const previousView = `max(CASE WHEN kind = 0 THEN s END) OVER (PARTITION BY website_id, visitor, day ORDER BY s
       RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)`;
   const marked = `SELECT *, kind = 0 AND coalesce(s - ${previousView}, ${VISIT_GAP_SECONDS + 1}) > ${VISIT_GAP_SECONDS} AS starts
     FROM (SELECT e.website_id, e.visitor, ${time.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s, e.kind,
-        e.page, ${pageText} AS page_text, ${time.hour} AS hour, ${matched} AS matched
+        e.page, ${exits ? "t.value" : "NULL"} AS page_text, ${time.hour} AS hour,
+        ${matched === null ? "true" : `(e.kind IN (0, 1) AND ${matched})`} AS matched
       FROM events e${join} WHERE ${where})`;
   const numbered = `SELECT *, sum(CAST(starts AS INTEGER)) OVER (PARTITION BY website_id, visitor, day ORDER BY s
       RANGE UNBOUNDED PRECEDING) AS visit FROM (${marked})`;
-  const visits = `SELECT website_id, day, min(s) AS start, max(s) AS finish, arg_min(hour, s) AS hour,
-      count(*) FILTER (kind = 0) AS pageviews,
+  return `SELECT website_id, day, visitor, min(s) AS start, max(s) AS finish,
+      count(*) FILTER (kind = 0) AS pageviews, arg_min(hour, s) AS hour,
       ${exits ? "arg_max(page, (s, page_text)) FILTER (kind = 0)" : "NULL"} AS exit_page
     FROM (${numbered}) WHERE visit > 0
-    GROUP BY website_id, visitor, day, visit${filters === null ? "" : " HAVING bool_or(matched)"}`;
+    GROUP BY website_id, visitor, day, visit${matched === null ? "" : " HAVING bool_or(matched)"}`;
+}
+
+/**
+ * A visit statistic's counts, as statCountsSql gives them, over `visits` (rows as
+ * visitRowsSql gives them, or of day_visits), whose grouped day `date` makes a DATE.
+ */
+function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) => string): string {
+  const exits = stat.dimension === "exit_page";
   const key = stat.dimension === "hour" ? "v.hour" : exits ? "v.exit_page" : "NULL";
   const counted = `SELECT v.website_id, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
     FROM (${visits}) v GROUP BY ALL`;
-  const date = `CAST(${time.date("day")} AS DATE)`;
+  const day = `CAST(${date("day")} AS DATE)`;
   const value =
     stat.dimension === "day"
-      ? `strftime(${date}, '%Y-%m-%d')`
+      ? `strftime(${day}, '%Y-%m-%d')`
       : stat.dimension === "hour"
         ? "lpad(CAST(k AS VARCHAR), 2, '0')"
         : "NULL";
-  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
+  const pageField = NUMBERED_TEXT.indexOf("page");
+  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${day} AS day, CAST(${value} AS VARCHAR) AS value,
       CAST(${exits ? pageField : "NULL"} AS UTINYINT) AS field, CAST(${exits ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (${counted})`;
+}
+
+/** A visit statistic's counts of the visits of the events `where` selects (see visitRowsSql). */
+function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filters: string | null): string {
+  return visitStatSql(stat, visitRowsSql(where, time, stat.dimension === "exit_page", filters), time.date);
+}
+
+/**
+ * The visits of one website's local day `day` in `zone` (`$1` the website) as day_visits
+ * holds them: each with `until`, the start of the visitor's next visit that day or the
+ * day's end, so that the events of a visit are the visitor's from its start to before it.
+ * Statements: the day's rows deleted, then inserted.
+ */
+export function visitFoldSql(zone: string, day: string): string[] {
+  const { start, end } = zoneRule(zone).rangeOf(day, day);
+  const where = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const visits = visitRowsSql(where, oneDayTime(zone, day, start, end), true);
+  return [
+    `DELETE FROM day_visits WHERE website_id = CAST($1 AS INTEGER) AND day = CAST('${day}' AS DATE)`,
+    `INSERT INTO day_visits
+       SELECT website_id, day, visitor, start, finish,
+         coalesce(lead(start) OVER (PARTITION BY visitor ORDER BY start), ${end / 1000}) AS until,
+         pageviews, hour, exit_page
+       FROM (${visits}) ORDER BY visitor, start`,
+  ];
+}
+
+/** The visits of the folded days `where` selects from day_visits `v` (visitRowsSql's columns, and `until`). */
+function foldedVisitsSql(where: string): string {
+  return `SELECT v.* FROM day_visits v WHERE ${where}`;
 }
 
 /** statCountsSql rows (`counts`) with every value as text. */
@@ -196,15 +235,23 @@ function namedSql(counts: string): string {
  * counts of the day's events (`$1` the website; the day's instants, so the scan skips the
  * rest of the table) into a temporary table, the values not numbered yet added to
  * stat_values, and the counts by value number into daily_stats (which the caller has
- * emptied for that day and statistic).
+ * emptied for that day and statistic). A visit statistic counts the day's visits in
+ * day_visits (visitFoldSql, run before).
  */
 export function foldSql(stat: StatDefinition, zone: string, day: string): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
   const where = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const time = oneDayTime(zone, day, start, end);
+  const counts =
+    stat.rows === "visits"
+      ? visitStatSql(
+          stat,
+          foldedVisitsSql(`v.website_id = CAST($1 AS INTEGER) AND v.day = CAST('${day}' AS DATE)`),
+          (column) => column,
+        )
+      : statCountsSql(stat, where, oneDayTime(zone, day, start, end));
   const named = namedSql("SELECT * FROM folded");
   return [
-    `CREATE OR REPLACE TEMP TABLE folded AS ${statCountsSql(stat, where, time)}`,
+    `CREATE OR REPLACE TEMP TABLE folded AS ${counts}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
        FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
@@ -277,11 +324,43 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string): string
 }
 
 /**
+ * A filtered visit statistic's counts (`value`, `n`): the folded days' visits (day_visits)
+ * with a matching event between their start and the next visit's, and the visits of the
+ * open days from their raw events.
+ */
+function filteredVisitsSql(
+  query: StatsQuery,
+  openDays: readonly string[],
+  filters: string,
+  bind: (value: string | number) => string,
+): string {
+  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
+  const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  const days = `v.day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${
+    open.length > 0 ? ` AND v.day NOT IN (${open.join(", ")})` : ""
+  }`;
+  const matching = `SELECT e.visitor, CAST(epoch(e.ts) AS BIGINT) AS s FROM events e
+    WHERE ${window} AND e.kind IN (0, 1) AND ${filters}`;
+  const folded = `SELECT v.* FROM day_visits v
+    SEMI JOIN (${matching}) m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until
+    WHERE v.website_id = CAST($1 AS INTEGER) AND ${days}`;
+  const parts = [visitStatSql(query.stat, folded, (day) => day)];
+  if (open.length > 0) {
+    const time = timeSql(query.zone, start, end);
+    const openWhere = `${window} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`;
+    parts.push(visitCountsSql(query.stat, openWhere, time, filters));
+  }
+  return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
+}
+
+/**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
  * in every row), and the number alone, for a page past the end. `openDays` are the days of
  * the window not folded yet in the query's zone (YYYY-MM-DD, ascending): their rows in
- * daily_stats, if any, are out of date, so they are counted from the raw events instead. A filtered query counts
- * every day from the raw events: the folds count all events.
+ * daily_stats and day_visits, if any, are out of date, so they are counted from the raw
+ * events instead. A filtered query counts every day from the raw events (the folds count
+ * all events), except that a filtered visit statistic reads the folded days' visits.
  */
 export function statQuerySql(
   query: StatsQuery,
@@ -293,7 +372,10 @@ export function statQuerySql(
     return `$${params.length}`;
   };
   let counted: string;
-  if (query.filters.length > 0) {
+  if (query.filters.length > 0 && query.stat.rows === "visits") {
+    const filters = query.filters.map((filter) => filterSql(filter, bind)).join(" AND ");
+    counted = filteredVisitsSql(query, openDays, filters, bind);
+  } else if (query.filters.length > 0) {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
     const filters = query.filters.map((filter) => filterSql(filter, bind)).join(" AND ");

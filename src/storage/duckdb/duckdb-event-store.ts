@@ -25,7 +25,7 @@ import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../..
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldSql, statQuerySql, timeSql } from "./aggregate-sql.js";
+import { foldSql, statQuerySql, timeSql, visitFoldSql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -49,7 +49,7 @@ const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
 const DAY_TYPES = [INTEGER, DATE, TIMESTAMP_S, BOOLEAN];
 /** Every table with rows of a website, all emptied when it is deleted. */
-const WEBSITE_TABLES = ["events", "daily_stats", "visitor_ids", "event_days", "event_websites"];
+const WEBSITE_TABLES = ["events", "daily_stats", "day_visits", "visitor_ids", "event_days", "event_websites"];
 /**
  * How long a day that ended must go unwritten before it is folded: an import writes a day
  * in requests milliseconds to seconds apart, and folding it between two of them would fold
@@ -293,7 +293,7 @@ export class DuckDbEventStore implements EventStore {
     // A filtered query counts every day from its events (statQuerySql), and so does one in
     // a zone the days were not folded in (the setting is changing: setZone).
     let openDays: string[] = [];
-    if (query.filters.length === 0) {
+    if (query.filters.length === 0 || query.stat.rows === "visits") {
       const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
       openDays = folded
         ? (
@@ -368,6 +368,12 @@ export class DuckDbEventStore implements EventStore {
         params,
       ),
     );
+    await this.serialised(() =>
+      this.writer.run(
+        `DELETE FROM day_visits WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
+        params,
+      ),
+    );
     await this.foldDays(`true${ofWebsite}`, params);
   }
 
@@ -428,6 +434,12 @@ export class DuckDbEventStore implements EventStore {
    * counting it from its events until the next fold.
    */
   private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
+    // The day's visits first: the visit statistics are folded from them.
+    await this.serialised(() =>
+      this.inTransaction(async () => {
+        for (const statement of visitFoldSql(zone, day)) await this.writer.run(statement, [websiteId]);
+      }),
+    );
     for (const stat of STATS) {
       if (this.closing) return; // the day stays open, and is folded after the next start
       // The statistic's fold (aggregate-sql.ts), its first statement of the website's events.
@@ -497,7 +509,7 @@ export class DuckDbEventStore implements EventStore {
         zone,
         Number(given ?? 0),
       ]);
-      for (const table of ["daily_stats", "event_days"]) {
+      for (const table of ["daily_stats", "day_visits", "event_days"]) {
         await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
       }
       if (span?.first === null || span?.first === undefined) return;

@@ -276,4 +276,26 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       DROP TABLE day_bases;
       ALTER TABLE event_days DROP COLUMN visitors;`,
   },
+  {
+    version: 9,
+    name: "visits: day_visits, and every day to fold again with the visit statistics",
+    // One row per visit of a folded day (aggregate-sql.ts, visitFoldSql): a filtered visit
+    // statistic joins the matching events to these instead of finding the visits of every
+    // event of its window again (at 1M events: 52 ms against 300 ms, 2.6 s for exit pages).
+    // The days folded before have no visit statistics: they count from raw events until
+    // the upkeep has folded them again.
+    sql: `
+      CREATE TABLE day_visits (
+        website_id INTEGER NOT NULL,
+        day DATE NOT NULL,
+        visitor UINTEGER NOT NULL,
+        start UINTEGER NOT NULL,
+        finish UINTEGER NOT NULL,
+        until UINTEGER NOT NULL,
+        pageviews UINTEGER NOT NULL,
+        hour UTINYINT NOT NULL,
+        exit_page UINTEGER
+      );
+      UPDATE event_days SET folded = false;`,
+  },
 ];
