@@ -381,6 +381,21 @@ function report(results) {
   }
   lines.push(table(perStat), "");
 
+  // Per statistic, per filter set, at the largest size: the median.
+  if (largest?.filtered?.length) {
+    const filtered = [["Statistic", ...largest.filtered.map(({ filters }) => `\`${filters}\``)]];
+    for (const name of names) {
+      filtered.push([
+        name,
+        ...largest.filtered.map(({ queries }) => {
+          const stat = queries.stats.find((candidate) => candidate.name === name);
+          return stat ? `${stat.medianMs}${stat.ok ? "" : " WRONG"}` : "-";
+        }),
+      ]);
+    }
+    lines.push(`Filtered, ${label(largest.size)}, median ms:`, "", table(filtered), "");
+  }
+
   // Per size: every figure with its target.
   const summary = [["Figure", "Size", "Value", "Target", "Result"]];
   for (const r of results) {

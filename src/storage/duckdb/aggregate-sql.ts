@@ -96,7 +96,8 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
  * store, and only the groups are formatted: a dimension held as a number (NUMBERED_TEXT) by
  * that number (`value` NULL, named through text_values by namedSql), a place's city,
  * country or continent through place_names (one row per place, so no string work per
- * event), the hour by its number, the day by the group's day.
+ * event), the hour by its number, the day by the group's day. `filters` (conditions on `e`)
+ * keep the events they hold for, or for a visit statistic the visits with such an event.
  */
 function statCountsSql(
   stat: StatDefinition,
