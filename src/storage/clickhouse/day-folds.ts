@@ -6,8 +6,8 @@
 //
 // Only a pageview reopens a fold: a custom event or an engagement imported later into a
 // folded day, without a pageview, changes its visits (their ends) but not its pageviews,
-// and is counted in them after `aggregates rebuild` (or the day's next fold). Telling
-// exactly would need the day's events of every kind, which row_stats does not hold
+// and is counted in them once a pageview reopens the day, or after `aggregates rebuild`.
+// Telling exactly would need the day's events of every kind, which row_stats does not hold
 // (engagements count in no row statistic) and its view cannot be changed without a
 // migration and a rebuild; filtered queries count raw events and are always exact.
 

@@ -7,7 +7,10 @@
 // History: version 1 kept uniqExact states of every (day, value) of the unique-visitor
 // statistics (visitor_stats_local), which each query had to merge; version 2 replaced them
 // with plain counts of closed days, folded (visitor_counts_local); version 3 added the zones
-// of websites not in UTC and the folds of their local days (zone-folds.ts).
+// of websites not in UTC and the folds of their local days (zone-folds.ts). The visit
+// statistics (visit-sql.ts) needed no step: their folds are rows of visitor_counts_local
+// and zone_counts_local like the unique visitors' (the count in `visitors`, `counted`), and
+// the row view, which must not count them, never knew them.
 // With a cluster, the Distributed tables events and row_stats are created on each migrate
 // (distributedTables below), so a server given a cluster later gets them then.
 

@@ -115,8 +115,9 @@ export function countsUtcDays(query: StatsQuery): boolean {
 
 /**
  * On one node: the statistic's counts per value over the range's local days, from the raw
- * events every filter holds for (events are sharded by visitor, so each node's distinct
- * visitors are its own and the nodes' counts add up), as visitorCountsSql answers them.
+ * events every filter holds for, or of visits from the visits with such an event (events
+ * are sharded by visitor, so each node's distinct visitors and visits are its own and the
+ * nodes' counts add up), as visitorCountsSql answers them.
  */
 export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
   const { where: window, start, end } = ofLocalDays(query.websiteId, query.zone, query.from, query.to);

@@ -142,8 +142,8 @@ export async function staleLocalDays(
 
 /**
  * Folds one local day on one node: the row statistics, the unique-visitor ones, the visit
- * ones, then the marker with the signature read before counting. Each INSERT is one part, and the marker's
- * comes last, so a query that sees the marker sees the whole fold.
+ * ones, then the marker with the signature read before counting. Each INSERT is one part,
+ * and the marker's comes last, so a query that sees the marker sees the whole fold.
  */
 export async function foldLocalDay(node: NodeRunner, db: Sql, stale: StaleLocalDay): Promise<void> {
   const { websiteId, zone, day, signature } = stale;
