@@ -12,6 +12,7 @@ import { createClient } from "@clickhouse/client";
 import { ManualClock } from "../src/clock.js";
 import { STATS, statByName } from "../src/stats/catalog.js";
 import type { StatsPage, StatsQuery } from "../src/stats/stats-query.js";
+import { COUNT_VISITORS, statSelect, VISITOR_STATS } from "../src/storage/clickhouse/aggregate-sql.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
 import { FOLD_EVERY_MS } from "../src/storage/clickhouse/day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "../src/storage/clickhouse/migrations.js";
@@ -359,6 +360,63 @@ for (const engine of CLICKHOUSE_ENGINES) {
         mock.timers.reset();
         await store.close();
         await own.dispose();
+      }
+    });
+  });
+
+  describe(`a store folded before the visit statistics (${engine.name})`, { skip: engine.skip }, () => {
+    it("folds every closed day again once migrated, and answers visits exactly meanwhile", async () => {
+      const provisioned = await provisionClickHouse(engine);
+      const house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      const db = sqlIdentifier(database);
+      try {
+        // Version 3's schema, its events, and its folds: of the unique visitors alone.
+        const before = CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version <= 3);
+        await onNodes(provisioned, async (run) => {
+          const statements = [
+            sql`CREATE DATABASE ${db}`,
+            sql`CREATE TABLE ${db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
+            ...before.flatMap((migration) => [
+              ...migration.statements(db),
+              sql`INSERT INTO ${db}.schema_migrations VALUES (${migration.version}, ${migration.name})`,
+            ]),
+          ];
+          if (provisioned.cluster)
+            statements.push(...distributedTables(db, sqlIdentifier(provisioned.cluster)));
+          for (const statement of statements) await run(statement.text);
+        });
+        const next = random(8);
+        const pool = visitorPool(next);
+        const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
+        await house.insert(events);
+        await onNodes(provisioned, async (run) => {
+          const closed = sql`day < toDate(${day(3)})`;
+          const folds = statSelect(VISITOR_STATS, COUNT_VISITORS, sql`${db}.events_local`, closed);
+          await run(`INSERT INTO ${database}.visitor_counts_local
+            SELECT website_id, stat, day, value, visitors, pageviews, cityHash64(1, website_id, day), now()
+            FROM (${folds.text})`);
+          await run(
+            `INSERT INTO ${database}.zone_counts_local VALUES (1, 'Asia/Tokyo', 0, '${day(0)}', '', 1, 2, now())`,
+          );
+        });
+        assert.deepEqual(await openDays(provisioned, 1), [day(3)], "version 3's folds look current");
+
+        await house.migrate();
+        assert.deepEqual(await openDays(provisioned, 1), [day(0), day(1), day(2), day(3)], "no fold is left");
+        await onNodes<{ n: string }>(provisioned, async (run) => {
+          const [row] = await run(`SELECT count() AS n FROM ${database}.zone_counts_local`);
+          assert.equal(Number(row?.n), 0, "nor a fold of a local day");
+        });
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
+        assert.ok((await house.folder.fold()) >= 6);
+        assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
+      } finally {
+        await house.close();
+        await provisioned.dispose();
       }
     });
   });
