@@ -1,37 +1,43 @@
-// Unique visitors of closed days folded into counts on the ClickHouse store (see
-// src/storage/clickhouse/migrations.ts), against the embedded store: the same answers
-// before and after folding; an insert into a folded day (an import into the past) counts at
-// once, neither twice nor lost, and the next fold takes it in; a rebuild folds again; a
-// store of version 1 holding data migrates and answers the same; a started store folds by
-// itself and stops with close(). On every ClickHouse engine under test.
+// Unique visitors and visits of closed days folded into counts on the ClickHouse store (see
+// src/storage/clickhouse/migrations.ts), against the catalog's definitions
+// (test/support/reference-stats.ts): the same answers before and after folding; an insert
+// into a folded day (an import into the past) counts at once, neither twice nor lost, and
+// the next fold takes it in; a rebuild folds again; a store of version 1 holding data
+// migrates and answers the same; a started store folds by itself and stops with close().
+// On every ClickHouse engine under test.
 
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import { after, before, describe, it, mock } from "node:test";
 import { createClient } from "@clickhouse/client";
 import { ManualClock } from "../src/clock.js";
-import { statByName } from "../src/stats/catalog.js";
+import { STATS, statByName } from "../src/stats/catalog.js";
+import type { StatsPage, StatsQuery } from "../src/stats/stats-query.js";
+import { COUNT_VISITORS, statSelect, VISITOR_STATS } from "../src/storage/clickhouse/aggregate-sql.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
 import { FOLD_EVERY_MS } from "../src/storage/clickhouse/day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "../src/storage/clickhouse/migrations.js";
 import { sql, sqlIdentifier } from "../src/storage/clickhouse/sql-escape.js";
 import { type DayPlan, visitorPlanSql } from "../src/storage/clickhouse/stat-sql.js";
-import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import type { StoredEvent } from "../src/storage/ports.js";
+import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import {
   CLICKHOUSE_ENGINES,
   type ProvisionedClickHouse,
   provisionClickHouse,
 } from "./support/event-stores.js";
+import { referenceStat } from "./support/reference-stats.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
-import { answers, visitorPool } from "./support/stat-answers.js";
-import { tempDir } from "./support/test-app.js";
+import { answers, EVERY_ROW, visitorPool } from "./support/stat-answers.js";
 
 const DAY_MS = 86_400_000;
 const START = Date.UTC(2026, 5, 10);
 const day = (n: number) => new Date(START + n * DAY_MS).toISOString().slice(0, 10);
 /** Days 0-2 are closed; day 3 is today. */
 const NOW = new Date(START + 3.5 * DAY_MS);
+
+/** What the catalog's definitions answer over `events`, asked as a store is asked. */
+function reference(events: readonly StoredEvent[]): EventStore {
+  return { queryStat: async (query: StatsQuery) => referenceStat(events, query) } as unknown as EventStore;
+}
 
 /** Statements on each node of a provisioned store, through a client of its own: a SELECT's rows, else []. */
 async function onNodes<T>(
@@ -79,22 +85,30 @@ async function openDays(store: ProvisionedClickHouse, websiteId: number): Promis
   return [...open].sort();
 }
 
+/** A query of `name` over days 0-3, every row by count. */
+function visitsQuery(websiteId: number, name: string): StatsQuery {
+  return { websiteId, stat: statByName(name) ?? assert.fail(), from: day(0), to: day(3), ...EVERY_ROW };
+}
+
+const pairs = (page: StatsPage) => page.rows.map((row) => [row.value, row.count]);
+
 for (const engine of CLICKHOUSE_ENGINES) {
   describe(`folding closed days (${engine.name})`, { skip: engine.skip }, () => {
     let provisioned: ProvisionedClickHouse;
     let house: ClickHouseEventStore;
-    let duck: DuckDbEventStore;
-    const dir = tempDir("analytics-folding-");
+    /** Every event inserted. */
+    const inserted: StoredEvent[] = [];
     const next = random(23);
     const visitors = visitorPool(next, 40);
     const insert = async (events: StoredEvent[]) => {
-      await Promise.all([house.insert(events), duck.insert(events)]);
+      await house.insert(events);
+      inserted.push(...events);
     };
     const same = async (message: string) => {
       for (const websiteId of [1, 2])
         assert.deepEqual(
           await answers(house, websiteId),
-          await answers(duck, websiteId),
+          await answers(reference(inserted), websiteId),
           `${message}, website ${websiteId}`,
         );
     };
@@ -102,16 +116,13 @@ for (const engine of CLICKHOUSE_ENGINES) {
     before(async () => {
       provisioned = await provisionClickHouse(engine);
       house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
-      duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(NOW) });
-      await Promise.all([house.migrate(), duck.migrate()]);
+      await house.migrate();
       for (let round = 0; round < 4; round++)
         await insert(randomEvents(next, 300, { start: START, days: 4, visitor: () => pick(next, visitors) }));
     });
     after(async () => {
       await house?.close();
-      await duck?.close();
       await provisioned?.dispose();
-      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it("answers the same from raw events and, once folded, from the folds of the closed days", async () => {
@@ -135,6 +146,65 @@ for (const engine of CLICKHOUSE_ENGINES) {
       await same("right after the late insert");
       assert.ok((await house.folder.fold()) >= 2, "the late day, of both websites");
       assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
+      await same("after folding the late day again");
+    });
+
+    it("folds visits with the unique visitors, and counts a late pageview into a folded day at once", async () => {
+      const site = 4;
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      const base = randomEvents(random(4), 1, { start: START, days: 1, visitor: () => 1n })[0] as StoredEvent;
+      const at = (time: string, visitor: bigint, kind: StoredEvent["kind"], page: string): StoredEvent => ({
+        ...base,
+        websiteId: site,
+        ts: new Date(`${day(1)}T${time}Z`),
+        visitor,
+        kind,
+        page,
+        event: kind === "event" ? "Signup::" : "",
+      });
+      const visitAnswers = async (store: EventStore) => {
+        const result: Record<string, unknown> = {};
+        for (const stat of STATS.filter((each) => each.rows === "visits"))
+          result[stat.name] = await store.queryStat(visitsQuery(site, stat.name));
+        return result;
+      };
+      const same = async (message: string) =>
+        assert.deepEqual(await visitAnswers(house), await visitAnswers(reference(inserted)), message);
+      const foldedVisitRows = async () => {
+        let n = 0;
+        const ids = STATS.filter((stat) => stat.rows === "visits").map((stat) => stat.id);
+        await onNodes<{ n: string }>(provisioned, async (run) => {
+          const [row] = await run(`SELECT count() AS n FROM ${database}.visitor_counts_local
+            WHERE website_id = ${site} AND stat IN (${ids.join(", ")})`);
+          n += Number(row?.n ?? 0);
+        });
+        return n;
+      };
+      // A bounce (4 s); two pageviews and a custom event (900 s, exit /c); an engagement
+      // before any pageview (in no visit), then a pageview alone.
+      await insert([
+        at("10:00:00", 1n, "pageview", "/a"),
+        at("10:00:04", 1n, "engagement", "/a"),
+        at("11:00:00", 2n, "pageview", "/b"),
+        at("11:10:00", 2n, "pageview", "/c"),
+        at("11:15:00", 2n, "event", "/c"),
+        at("08:00:00", 3n, "engagement", "/a"),
+        at("09:00:00", 3n, "pageview", "/a"),
+      ]);
+      await same("counted from raw events");
+      assert.deepEqual(pairs(await house.queryStat(visitsQuery(site, "visit_seconds"))), [[day(1), 904]]);
+      assert.ok((await house.folder.fold()) >= 1);
+      assert.ok((await foldedVisitRows()) > 0, "the day's visits are folded");
+      assert.deepEqual(await openDays(provisioned, site), [], "the closed day is read from its folds");
+      await same("from the folds");
+      // A pageview 20 minutes into the bounce (now 2 pageviews, 1200 s), another 50 minutes
+      // after the last pageview of visitor 2 (a new visit).
+      await insert([at("10:20:00", 1n, "pageview", "/d"), at("12:00:00", 2n, "pageview", "/e")]);
+      assert.deepEqual(await openDays(provisioned, site), [day(1)], "the late pageviews reopen the day");
+      await same("right after the late insert");
+      assert.deepEqual(pairs(await house.queryStat(visitsQuery(site, "visits"))), [[day(1), 4]]);
+      assert.ok((await house.folder.fold()) >= 1, "the day is folded again");
+      assert.deepEqual(await openDays(provisioned, site), []);
       await same("after folding the late day again");
     });
 
@@ -230,12 +300,12 @@ for (const engine of CLICKHOUSE_ENGINES) {
           websiteId: site,
           visitor: event.visitor ^ BigInt(Date.parse(dayIn.format(event.ts)) / DAY_MS),
         }));
-      await Promise.all([house.setZone(site, zone), duck.setZone(site, zone)]);
+      await house.setZone(site, zone);
       await insert(zoned(800, START, 4));
       const sameInZone = async (message: string) =>
         assert.deepEqual(
           await answers(house, site, "2026-01-01", "2026-12-31", zone),
-          await answers(duck, site, "2026-01-01", "2026-12-31", zone),
+          await answers(reference(inserted), site, "2026-01-01", "2026-12-31", zone),
           message,
         );
       const markers = async () => {
@@ -253,7 +323,6 @@ for (const engine of CLICKHOUSE_ENGINES) {
       assert.ok((await house.folder.fold()) >= 3, "the closed local days, on each node");
       const folded = await markers();
       assert.ok(folded >= 3, `folds of the closed local days (${folded})`);
-      await duck.rebuildAggregates(site);
       await sameInZone("after folding");
       assert.equal(await house.folder.fold(), 0, "nothing is folded twice");
       await insert(zoned(150, START + DAY_MS, 1));
@@ -262,7 +331,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
       await sameInZone("after folding them again");
       assert.deepEqual(
         await answers(house, site, "2026-01-01", "2026-12-31", "UTC"),
-        await answers(duck, site, "2026-01-01", "2026-12-31", "UTC"),
+        await answers(reference(inserted), site, "2026-01-01", "2026-12-31", "UTC"),
         "and in UTC, from the UTC aggregates",
       );
     });
@@ -295,12 +364,67 @@ for (const engine of CLICKHOUSE_ENGINES) {
     });
   });
 
+  describe(`a store folded before the visit statistics (${engine.name})`, { skip: engine.skip }, () => {
+    it("folds every closed day again once migrated, and answers visits exactly meanwhile", async () => {
+      const provisioned = await provisionClickHouse(engine);
+      const house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
+      const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
+      const db = sqlIdentifier(database);
+      try {
+        // Version 3's schema, its events, and its folds: of the unique visitors alone.
+        const before = CLICKHOUSE_MIGRATIONS.filter((migration) => migration.version <= 3);
+        await onNodes(provisioned, async (run) => {
+          const statements = [
+            sql`CREATE DATABASE ${db}`,
+            sql`CREATE TABLE ${db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
+            ...before.flatMap((migration) => [
+              ...migration.statements(db),
+              sql`INSERT INTO ${db}.schema_migrations VALUES (${migration.version}, ${migration.name})`,
+            ]),
+          ];
+          if (provisioned.cluster)
+            statements.push(...distributedTables(db, sqlIdentifier(provisioned.cluster)));
+          for (const statement of statements) await run(statement.text);
+        });
+        const next = random(8);
+        const pool = visitorPool(next);
+        const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
+        await house.insert(events);
+        await onNodes(provisioned, async (run) => {
+          const closed = sql`day < toDate(${day(3)})`;
+          const folds = statSelect(VISITOR_STATS, COUNT_VISITORS, sql`${db}.events_local`, closed);
+          await run(`INSERT INTO ${database}.visitor_counts_local
+            SELECT website_id, stat, day, value, visitors, pageviews, cityHash64(1, website_id, day), now()
+            FROM (${folds.text})`);
+          await run(
+            `INSERT INTO ${database}.zone_counts_local VALUES (1, 'Asia/Tokyo', 0, '${day(0)}', '', 1, 2, now())`,
+          );
+        });
+        assert.deepEqual(await openDays(provisioned, 1), [day(3)], "version 3's folds look current");
+
+        await house.migrate();
+        assert.deepEqual(await openDays(provisioned, 1), [day(0), day(1), day(2), day(3)], "no fold is left");
+        await onNodes<{ n: string }>(provisioned, async (run) => {
+          const [row] = await run(`SELECT count() AS n FROM ${database}.zone_counts_local`);
+          assert.equal(Number(row?.n), 0, "nor a fold of a local day");
+        });
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
+        assert.ok((await house.folder.fold()) >= 6);
+        assert.deepEqual(await openDays(provisioned, 1), [day(3)]);
+        for (const websiteId of [1, 2])
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
+      } finally {
+        await house.close();
+        await provisioned.dispose();
+      }
+    });
+  });
+
   describe(`a store of version 1 holding data (${engine.name})`, { skip: engine.skip }, () => {
     it("migrates to folds and answers the same, before and after folding", async () => {
       const provisioned = await provisionClickHouse(engine);
-      const dir = tempDir("analytics-folding-");
       const house = new ClickHouseEventStore(provisioned, { clock: new ManualClock(NOW) });
-      const duck = await DuckDbEventStore.open(dir, { clock: new ManualClock(NOW) });
       const database = new URL(provisioned.urls[0] as string).pathname.slice(1);
       try {
         // Version 1's schema, as its migrate left it, then events through its views.
@@ -322,11 +446,10 @@ for (const engine of CLICKHOUSE_ENGINES) {
           }
           for (const statement of statements) await run(statement.text);
         });
-        await duck.migrate();
         const next = random(5);
         const pool = visitorPool(next);
         const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
-        await Promise.all([house.insert(events), duck.insert(events)]);
+        await house.insert(events);
         let held = 0;
         await onNodes<{ n: string }>(provisioned, async (run) => {
           held += Number((await run(`SELECT count() AS n FROM ${database}.visitor_stats_local`))[0]?.n);
@@ -347,15 +470,13 @@ for (const engine of CLICKHOUSE_ENGINES) {
           assert.equal(Number(left?.tables), 0, "version 1's visitor tables and view are gone");
         });
         for (const websiteId of [1, 2])
-          assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
         assert.ok((await house.folder.fold()) > 0);
         for (const websiteId of [1, 2])
-          assert.deepEqual(await answers(house, websiteId), await answers(duck, websiteId));
+          assert.deepEqual(await answers(house, websiteId), await answers(reference(events), websiteId));
       } finally {
         await house.close();
-        await duck.close();
         await provisioned.dispose();
-        fs.rmSync(dir, { recursive: true, force: true });
       }
     });
   });

@@ -3,35 +3,60 @@
 // statistic, day, value), through ARRAY JOIN (one row per event and statistic it counts
 // for). The row view runs it on every insert block, folding runs it over closed days,
 // queries over the days still open and rebuilds over everything, so none can disagree.
+// Visit statistics are not counted per event but per visit: visit-sql.ts.
 
 import { type Dimension, type RowFilter, STATS, type StatDefinition } from "../../stats/catalog.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
 
-const ROW_FILTERS: Record<RowFilter, Sql> = {
+/** What an event counts for; visits are made of several events, so they have no row filter. */
+type EventRows = Exclude<RowFilter, "visits">;
+
+const ROW_FILTERS: Record<EventRows, Sql> = {
   pageviews: sql`kind = 0`,
   entrances: sql`kind = 0 AND is_visit = 1`,
-  visits: sql`0`, // PLACEHOLDER: to be replaced by the visit SQL
   events: sql`kind = 1`,
 };
 
-/** How a SELECT reads events' day and hour: the stored UTC ones, or local ones (stat-sql.ts). */
+function rowFilter(stat: StatDefinition): Sql {
+  if (stat.rows === "visits") throw new Error(`${stat.name} counts visits: see visit-sql.ts`);
+  return ROW_FILTERS[stat.rows];
+}
+
+/** How a SELECT reads events' day and hour: the stored UTC ones, or local ones (local-time.ts). */
 export interface TimeSql {
   day: Sql;
   hour: Sql;
+  /** The hour (HH) of another instant, a DateTime expression (a visit's start). */
+  hourAt(instant: Sql): Sql;
 }
 
-export const UTC_TIME: TimeSql = { day: sql`day`, hour: sql`formatDateTime(ts, '%H', 'UTC')` };
+const utcHour = (instant: Sql) => sql`formatDateTime(${instant}, '%H', 'UTC')`;
+export const UTC_TIME: TimeSql = { day: sql`day`, hour: utcHour(sql`ts`), hourAt: utcHour };
 
 function valueSql(dimension: Dimension, time: TimeSql): Sql {
   if (dimension === "day") return sql`toString(${time.day})`;
   if (dimension === "hour") return time.hour;
+  if (dimension === "exit_page")
+    throw new Error("the exit page is a visit's, not an event's: see visit-sql.ts");
   return sqlIdentifier(dimension); // a column of the events table, named by the catalog only
 }
 
-/** Statistics counting rows (summed in row_stats_local as events arrive). */
-export const ROW_STATS: readonly StatDefinition[] = STATS.filter((stat) => stat.measure === "rows");
+/**
+ * Statistics counting event rows (summed in row_stats_local as events arrive). Not visits:
+ * the row view's SELECT is fixed by the migration that created it, and visits cannot be
+ * added up block by block (a visit's events may come in several).
+ */
+export const ROW_STATS: readonly StatDefinition[] = STATS.filter(
+  (stat) => stat.measure === "rows" && stat.rows !== "visits",
+);
 /** Statistics counting unique visitors (folded per closed day, counted from raw events while open). */
 export const VISITOR_STATS: readonly StatDefinition[] = STATS.filter((stat) => stat.measure === "visitors");
+/** Statistics of visits (visit-sql.ts): folded per closed day like the unique-visitor ones. */
+export const VISIT_STATS: readonly StatDefinition[] = STATS.filter((stat) => stat.rows === "visits");
+/** Statistics a node folds per closed day (day-folds.ts) instead of the row view summing them. */
+export function isFolded(stat: StatDefinition): boolean {
+  return stat.measure === "visitors" || stat.rows === "visits";
+}
 
 type VisitorRows = Extract<(typeof STATS)[number], { measure: "visitors" }>["rows"];
 /**
@@ -73,12 +98,11 @@ export function statSelect(
   if (stats.length === 1 && only) {
     // The same rows without ARRAY JOIN, which costs a query of today's events about 20%.
     return sql`SELECT website_id, toUInt8(${only.id}) AS stat, ${day}, ${valueSql(only.dimension, time)} AS value, ${counted}
-      FROM ${events} WHERE ${ROW_FILTERS[only.rows]}${where ? sql` AND ${where}` : sql``}
+      FROM ${events} WHERE ${rowFilter(only)}${where ? sql` AND ${where}` : sql``}
       GROUP BY website_id, stat, ${dayKey}, value`;
   }
   const tuples = stats.map(
-    (stat) =>
-      sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension, time)}, toUInt8(${ROW_FILTERS[stat.rows]}))`,
+    (stat) => sql`(toUInt8(${stat.id}), ${valueSql(stat.dimension, time)}, toUInt8(${rowFilter(stat)}))`,
   );
   return sql`SELECT website_id, tupleElement(s, 1) AS stat, ${day}, tupleElement(s, 2) AS value, ${counted}
     FROM ${events}

@@ -1,7 +1,7 @@
 // The ClickHouse event store: one server, or a cluster of shards behind Distributed tables.
 // A batch is one INSERT of its events; the row view sums row_stats from each inserted block,
-// and a DayFolder folds closed days' unique visitors (day-folds.ts). Statistics are read
-// from those, and from the raw events of the days still open.
+// and a DayFolder folds closed days' unique visitors and visits (day-folds.ts). Statistics
+// are read from those, and from the raw events of the days still open.
 
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
@@ -15,7 +15,7 @@ import {
   type ExportOptions,
   type StoredEvent,
 } from "../ports.js";
-import { COUNT_ROWS, ROW_STATS, statSelect } from "./aggregate-sql.js";
+import { COUNT_ROWS, isFolded, ROW_STATS, statSelect } from "./aggregate-sql.js";
 import { ClickHouseNodes, type ClickHouseTarget, type NodeRunner } from "./clickhouse-nodes.js";
 import { DayFolder } from "./day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "./migrations.js";
@@ -122,7 +122,7 @@ export class ClickHouseEventStore implements EventStore {
       );
       return pageOfCounts(counts.flat(), query);
     }
-    if (query.stat.measure === "visitors") {
+    if (isFolded(query.stat)) {
       // Each node plans its days, then counts with that plan: folds are only ever added (a
       // replaced one is deleted 10 minutes later), so the plan still holds, with no lock.
       const counts = await this.nodes.onEachNode(async (node) => {

@@ -1,7 +1,15 @@
-// Folds closed days into plain unique-visitor counts on each node (visitor_counts_local),
-// with the catalog's one SELECT over the node's raw events, so queries read a few counts
-// per day instead of every visitor of the range. A fold is current while it counted as
-// many pageviews as its day holds, so an insert into a folded day reopens it by itself.
+// Folds closed days into plain unique-visitor and visit counts on each node
+// (visitor_counts_local), with the catalog's one SELECT over the node's raw events, so
+// queries read a few counts per day instead of every visitor of the range. A fold is
+// current while it counted as many pageviews as its day holds, so an insert into a folded
+// day reopens it by itself.
+//
+// Only a pageview reopens a fold: a custom event or an engagement imported later into a
+// folded day, without a pageview, changes its visits (their ends) but not its pageviews,
+// and is counted in them once a pageview reopens the day, or after `aggregates rebuild`.
+// Telling exactly would need the day's events of every kind, which row_stats does not hold
+// (engagements count in no row statistic) and its view cannot be changed without a
+// migration and a rebuild; filtered queries count raw events and are always exact.
 
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../clock.js";
@@ -11,10 +19,12 @@ import {
   onDays,
   PAGEVIEWS_PER_DAY,
   statSelect,
+  VISIT_STATS,
   VISITOR_STATS,
 } from "./aggregate-sql.js";
 import type { ClickHouseNodes, NodeRunner } from "./clickhouse-nodes.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
+import { visitSelect } from "./visit-sql.js";
 import {
   foldLocalDay,
   staleLocalDays,
@@ -70,10 +80,19 @@ function foldSql(db: Sql, days: readonly StaleDay[]): Sql {
   const where = sql`website_id IN (${sqlJoin(websites, ", ")}) AND ${onDays(days.map((day) => day.day))}
     AND (website_id, day) IN (${sqlJoin(wanted, ", ")})`;
   const batch = randomBytes(8).readBigUInt64BE();
+  const events = sql`${db}.events_local`;
+  // Visits go in the same INSERT (one part: a query sees all of the fold or none), their
+  // counts as `visitors`; only the marker statistic's pageviews are ever read.
   return sql`INSERT INTO ${db}.visitor_counts_local
       (website_id, stat, day, value, visitors, pageviews, fold, folded_at)
     SELECT website_id, stat, day, value, visitors, pageviews, cityHash64(${batch}, website_id, day), now()
-    FROM (${statSelect(VISITOR_STATS, COUNT_VISITORS, sql`${db}.events_local`, where)})`;
+    FROM (
+      SELECT website_id, stat, day, value, visitors, pageviews
+      FROM (${statSelect(VISITOR_STATS, COUNT_VISITORS, events, where)})
+      UNION ALL
+      SELECT website_id, stat, day, value, visitors, toUInt64(0) AS pageviews
+      FROM (${visitSelect(VISIT_STATS, sql`visitors`, events, where)})
+    )`;
 }
 
 /**

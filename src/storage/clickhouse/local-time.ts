@@ -7,13 +7,16 @@ import { zoneRule } from "../../stats/time-zone.js";
 import type { TimeSql } from "./aggregate-sql.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
 
-/** The offset (seconds) in force at `ts`, for instants between `from` and `to` (ms) in `zone`. */
-function offsetSql(zone: string, from: number, to: number): Sql {
+/**
+ * The offset (seconds) in force at `instant` (a DateTime expression), for instants between
+ * `from` and `to` (ms) in `zone`.
+ */
+function offsetSql(zone: string, from: number, to: number, instant: Sql): Sql {
   const [first, ...changes] = zoneRule(zone).segments(from, to);
   if (changes.length === 0) return sql`${first?.offset ?? 0}`;
   const before = [first, ...changes];
   const arms = changes.flatMap((change, i) => [
-    sql`ts < toDateTime(${change.start / 1000})`,
+    sql`${instant} < toDateTime(${change.start / 1000})`,
     sql`${before[i]?.offset ?? 0}`,
   ]);
   return sql`multiIf(${sqlJoin(arms, ", ")}, ${changes.at(-1)?.offset ?? 0})`;
@@ -21,9 +24,10 @@ function offsetSql(zone: string, from: number, to: number): Sql {
 
 /** The local day and hour of events between the instants `from` and `to` (ms) in `zone`. */
 export function localTime(zone: string, from: number, to: number): TimeSql {
-  // Shifted by the offset, a DateTime('UTC')'s UTC date and hour are the local ones.
-  const local = sql`(ts + ${offsetSql(zone, from, to)})`;
-  return { day: sql`toDate(${local})`, hour: sql`formatDateTime(${local}, '%H', 'UTC')` };
+  // Shifted by the offset, a DateTime's UTC date and hour are the local ones.
+  const local = (instant: Sql) => sql`(${instant} + ${offsetSql(zone, from, to, instant)})`;
+  const hourAt = (instant: Sql) => sql`formatDateTime(${local(instant)}, '%H', 'UTC')`;
+  return { day: sql`toDate(${local(sql`ts`)})`, hour: hourAt(sql`ts`), hourAt };
 }
 
 /** A website's events of the local days `from` to `to` of `zone`, and those days' instants and UTC dates. */

@@ -7,7 +7,11 @@
 // History: version 1 kept uniqExact states of every (day, value) of the unique-visitor
 // statistics (visitor_stats_local), which each query had to merge; version 2 replaced them
 // with plain counts of closed days, folded (visitor_counts_local); version 3 added the zones
-// of websites not in UTC and the folds of their local days (zone-folds.ts).
+// of websites not in UTC and the folds of their local days (zone-folds.ts); version 4 emptied
+// the folds, made before the visit statistics (visit-sql.ts), so that the folder folds
+// every closed day again with them (queries count those days raw until then): their folds
+// are rows of visitor_counts_local and zone_counts_local like the unique visitors' (the
+// count in `visitors`, `counted`), and the row view, which must not count them, is as it was.
 // With a cluster, the Distributed tables events and row_stats are created on each migrate
 // (distributedTables below), so a server given a cluster later gets them then.
 
@@ -82,6 +86,15 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
         website_id UInt32, zone String, stat UInt8, day Date, value String, counted UInt64,
         fold UInt64, folded_at DateTime
       ) ENGINE = MergeTree PARTITION BY toYYYYMM(day) ORDER BY (website_id, zone, stat, day, fold, value)`,
+    ],
+  },
+  {
+    version: 4,
+    name: "folds emptied, to be folded again with the visit statistics",
+    // A fold without visits would look current (its pageviews are the day's) and answer none.
+    statements: (db) => [
+      sql`TRUNCATE TABLE IF EXISTS ${db}.visitor_counts_local`,
+      sql`TRUNCATE TABLE IF EXISTS ${db}.zone_counts_local`,
     ],
   },
 ];

@@ -1,8 +1,9 @@
 // Compiles a StatsQuery into ClickHouse SQL; every value enters through the `sql` template.
 // Row statistics: the page of values and the number of distinct values from row_stats (18.16
 // has no window functions, so that is a second query). Unique visitors (distinct visitors
-// per day, summed over the days): on each node, each day from its current fold or, while
-// it has none, from its raw events (see migrations.ts); the nodes' counts are added here.
+// per day, summed over the days) and visits (visit-sql.ts): on each node, each day from its
+// current fold or, while it has none, from its raw events (see migrations.ts); the nodes'
+// counts are added here.
 // A filtered query counts from each node's raw events (the aggregates count all events), and
 // so does a query in a time zone other than UTC (the aggregates count UTC days): local days
 // and hours are the stored instants plus the zone's offsets (stats/time-zone.ts).
@@ -10,16 +11,10 @@
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
 import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
-import {
-  COUNT_ROWS,
-  COUNT_VISITORS,
-  FOLD_MARKER,
-  onDays,
-  PAGEVIEWS_PER_DAY,
-  statSelect,
-} from "./aggregate-sql.js";
+import { FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY } from "./aggregate-sql.js";
 import { localTime, ofLocalDays } from "./local-time.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
+import { countsSelect } from "./visit-sql.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
 export interface DayPlan {
@@ -70,9 +65,10 @@ export function visitorPlanSql(query: StatsQuery, db: Sql): Sql {
 }
 
 /**
- * On the node `plan` came from: the statistic's visitors per value over the range, each day
- * from the fold the plan chose (folds are never changed, so the plan holds while this runs)
- * or from the raw events of the days it has none for. Null when the range has no pageviews.
+ * On the node `plan` came from: the statistic's visitors (or visits) per value over the
+ * range, each day from the fold the plan chose (folds are never changed, so the plan holds
+ * while this runs) or from the raw events of the days it has none for. Null when the range
+ * has no pageviews (then it has no visits either: a visit starts at a pageview).
  */
 export function visitorCountsSql(query: StatsQuery, db: Sql, plan: readonly DayPlan[]): Sql | null {
   const folds = plan.filter((day) => day.fold !== "0").map((day) => sql`${BigInt(day.fold)}`);
@@ -84,13 +80,12 @@ export function visitorCountsSql(query: StatsQuery, db: Sql, plan: readonly DayP
     parts.push(sql`SELECT value, visitors FROM ${db}.visitor_counts_local WHERE ${where([chosen])}`);
   }
   if (open.length > 0) {
-    const raw = statSelect(
-      [query.stat],
-      COUNT_VISITORS,
+    const raw = countsSelect(
+      query.stat,
       sql`${db}.events_local`,
       sql`website_id = ${query.websiteId} AND ${onDays(open)}`,
     );
-    parts.push(sql`SELECT value, visitors FROM (${raw}) WHERE ${where([sql`1`])}`);
+    parts.push(sql`SELECT value, n AS visitors FROM (${raw}) WHERE ${where([sql`1`])}`);
   }
   if (parts.length === 0) return null;
   // One row of two arrays: parsed at once, about 5x faster than a row a value (8,500 cities).
@@ -120,19 +115,17 @@ export function countsUtcDays(query: StatsQuery): boolean {
 
 /**
  * On one node: the statistic's counts per value over the range's local days, from the raw
- * events every filter holds for (events are sharded by visitor, so each node's distinct
- * visitors are its own and the nodes' counts add up), as visitorCountsSql answers them.
+ * events every filter holds for, or of visits from the visits with such an event (events
+ * are sharded by visitor, so each node's distinct visitors and visits are its own and the
+ * nodes' counts add up), as visitorCountsSql answers them.
  */
 export function filteredCountsSql(query: StatsQuery, db: Sql): Sql {
   const { where: window, start, end } = ofLocalDays(query.websiteId, query.zone, query.from, query.to);
-  const where = sqlJoin([window, ...query.filters.map(filterSql)], " AND ");
-  const [counted, n] =
-    query.stat.measure === "rows" ? [COUNT_ROWS, sql`hits`] : [COUNT_VISITORS, sql`visitors`];
   const time = countsUtcDays(query) ? undefined : localTime(query.zone, start, end);
-  const raw = statSelect([query.stat], counted, sql`${db}.events_local`, where, time);
+  const raw = countsSelect(query.stat, sql`${db}.events_local`, window, query.filters.map(filterSql), time);
   const matching = sqlJoin([sql`1`, ...valueConditions(query)], " AND ");
   return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
-      SELECT value, sum(${n}) AS n FROM (${raw}) WHERE ${matching} GROUP BY value
+      SELECT value, sum(n) AS n FROM (${raw}) WHERE ${matching} GROUP BY value
     )`;
 }
 

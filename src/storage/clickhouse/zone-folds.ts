@@ -1,7 +1,7 @@
 // Folds of local days, for websites whose time zone is not UTC (the UTC aggregates, row_stats
 // and visitor_counts, count UTC days). Each node counts a closed local day of such a website
-// from its own raw events with the catalog's SELECT (every statistic, rows and unique
-// visitors) into zone_counts_local, under a fold id and the zone it was counted in, so a
+// from its own raw events with the catalog's SELECT (every statistic: rows, unique visitors
+// and visits) into zone_counts_local, under a fold id and the zone it was counted in, so a
 // query in that zone reads a few counts per day instead of the day's events.
 //
 // When is a fold current? A local day overlaps one or two UTC days, whose events (pageviews
@@ -10,7 +10,9 @@
 // counting); counts only grow, so while the sum is unchanged no event came into the local
 // day. An insert into a folded day changes the sum, and the day is counted from raw events
 // at once, until it is folded again. (An insert beside it, in the other part of an overlapped
-// UTC day, also makes it count raw until the next fold: exact, only slower.)
+// UTC day, also makes it count raw until the next fold: exact, only slower.) Engagements are
+// in no row statistic: one imported later into a folded day changes its visits, not its
+// signature, and is counted after `aggregates rebuild` (see day-folds.ts).
 
 import { randomBytes } from "node:crypto";
 import { STATS } from "../../stats/catalog.js";
@@ -23,11 +25,13 @@ import {
   PAGEVIEWS_PER_DAY,
   ROW_STATS,
   statSelect,
+  VISIT_STATS,
   VISITOR_STATS,
 } from "./aggregate-sql.js";
 import type { NodeRunner } from "./clickhouse-nodes.js";
 import { localTime, ofLocalDays } from "./local-time.js";
 import { type Sql, sql, sqlJoin } from "./sql-escape.js";
+import { countsSelect, visitSelect } from "./visit-sql.js";
 
 const DAY_MS = 86_400_000;
 /** The statistic whose row says what a fold's signature was (no catalog statistic has id 0). */
@@ -137,9 +141,9 @@ export async function staleLocalDays(
 }
 
 /**
- * Folds one local day on one node: the row statistics, the unique-visitor ones, then the
- * marker with the signature read before counting. Each INSERT is one part, and the marker's
- * comes last, so a query that sees the marker sees the whole fold.
+ * Folds one local day on one node: the row statistics, the unique-visitor ones, the visit
+ * ones, then the marker with the signature read before counting. Each INSERT is one part,
+ * and the marker's comes last, so a query that sees the marker sees the whole fold.
  */
 export async function foldLocalDay(node: NodeRunner, db: Sql, stale: StaleLocalDay): Promise<void> {
   const { websiteId, zone, day, signature } = stale;
@@ -156,6 +160,11 @@ export async function foldLocalDay(node: NodeRunner, db: Sql, stale: StaleLocalD
   await node.command(
     sql`${into} SELECT website_id, ${zone}, stat, local_day, value, visitors, ${fold}, now()
       FROM (${statSelect(VISITOR_STATS, COUNT_VISITORS, events, where, time)})`,
+    ONE_PART,
+  );
+  await node.command(
+    sql`${into} SELECT website_id, ${zone}, stat, local_day, value, visits, ${fold}, now()
+      FROM (${visitSelect(VISIT_STATS, sql`visits`, events, where, time)})`,
     ONE_PART,
   );
   await node.command(
@@ -218,16 +227,8 @@ export async function zoneCountsSql(
       open.map((day) => sql`toDate(${day})`),
       ", ",
     )})`;
-    const [counted, n] =
-      query.stat.measure === "rows" ? [COUNT_ROWS, sql`hits`] : [COUNT_VISITORS, sql`visitors`];
-    const raw = statSelect(
-      [query.stat],
-      counted,
-      sql`${db}.events_local`,
-      sql`${span.where} AND ${days}`,
-      time,
-    );
-    parts.push(sql`SELECT value, ${n} AS n FROM (${raw}) WHERE ${matching([sql`1`])}`);
+    const raw = countsSelect(query.stat, sql`${db}.events_local`, sql`${span.where} AND ${days}`, [], time);
+    parts.push(sql`SELECT value, n FROM (${raw}) WHERE ${matching([sql`1`])}`);
   }
   if (parts.length === 0) return null;
   return sql`SELECT groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list FROM (
