@@ -1,5 +1,5 @@
-// The scale-out benchmark: bulk import through POST /api/v1/events and the 17 statistics
-// over 30 days, at --events (10 million) events, on the embedded store and on a ClickHouse
+// The scale-out benchmark: bulk import through POST /api/v1/events (with the tracker's
+// engagements and one-page visits) and every statistic over 30 days, at --events (10 million) events, on the embedded store and on a ClickHouse
 // cluster, in the same run, with the same events, on the same machine. Also checks that
 // both stores give the same answers (first 100 rows and total of every statistic), and
 // how many rows the cluster's aggregate tables hold against its raw events. Before timing
@@ -193,7 +193,7 @@ async function measureTarget(target) {
             path.join(BENCH_DIR, "import-load.mjs"),
             ...["--url", server.url, "--key", key, "--website-id", String(websiteId)],
             ...["--events", String(events), "--batch", options.batch, "--concurrency", options.concurrency],
-            ...["--days", String(days), "--seed", "2", "--end", new Date(end).toISOString()],
+            ...["--days", String(days), "--seed", "2", "--end", new Date(end).toISOString(), "--visits"],
           ],
           { cpu: options["load-cpu"] },
         ),

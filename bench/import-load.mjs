@@ -7,7 +7,7 @@
 // 350 MB a million events).
 //
 //   node bench/import-load.mjs --url http://127.0.0.1:PORT --key KEY --website-id 1 \
-//     [--events 1000000] [--batch 10000] [--concurrency 2] [--days 30] [--seed 2] [--domain bench.example]
+//     [--events 1000000] [--batch 10000] [--concurrency 2] [--days 30] [--seed 2] [--domain bench.example] [--visits]
 //     [--prebuild]
 //     [--end ISO-INSTANT (default: a minute ago; the same --end and --seed give the same events)]
 
@@ -31,11 +31,17 @@ export async function importLoad({
   domain = "bench.example",
   end = undefined,
   prebuild = false,
+  visits = false,
 }) {
   const target = new URL(url);
   if (target.hostname !== "127.0.0.1") throw new Error("the load generators only target 127.0.0.1");
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const batches = inBatches(importEvents({ count: events, days, end, websiteId, seed, domain }), batch);
+  // --visits: the tracker's engagements and one-page visits too, as bench/stats-seed.mjs makes them.
+  const visitShares = visits ? { engagementShare: 0.25, bounceShare: 0.3 } : {};
+  const batches = inBatches(
+    importEvents({ count: events, days, end, websiteId, seed, domain, ...visitShares }),
+    batch,
+  );
   let buildMs = 0;
   const nextBody = () => {
     const began = performance.now();
@@ -131,6 +137,7 @@ async function main() {
       domain: { type: "string", default: "bench.example" },
       end: { type: "string" },
       prebuild: { type: "boolean", default: false },
+      visits: { type: "boolean", default: false },
     },
   });
   const result = await importLoad({
@@ -145,6 +152,7 @@ async function main() {
     domain: values.domain,
     end: values.end ? Date.parse(values.end) : undefined,
     prebuild: values.prebuild,
+    visits: values.visits,
   });
   console.log(JSON.stringify(result));
 }
