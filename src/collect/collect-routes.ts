@@ -31,8 +31,14 @@ const EventPayload = Type.Object(
           value: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Null()])),
           unit: Type.Optional(Type.Union([Type.String(), Type.Null()])),
         },
-        { description: "A custom event; without it the hit is a pageview." },
+        { description: "A custom event; without it the hit is a pageview (or an engagement)." },
       ),
+    ),
+    engagement: Type.Optional(
+      Type.Unknown({
+        description:
+          "`true` (or 1), without `event`: an engagement, the page was looked at until now (sent when it is hidden or left); it ends the visit later and counts in no other statistic.",
+      }),
     ),
   },
   { additionalProperties: true },

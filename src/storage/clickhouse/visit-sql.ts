@@ -108,15 +108,31 @@ function visitsSql(events: Sql, where: Sql | undefined, time: TimeSql, dayKey: S
     );
   if (needs.pageviews)
     perVisit.push(sql`arrayCount((k, o) -> k = 0 AND o = visit, kinds, owners) AS visit_pageviews`);
-  // The page of the visit's last pageview; of one second's, the greatest page.
+  // The visit's pageviews' seconds and pages, and its last second, for its page (below).
   if (needs.exitPage)
     perVisit.push(
-      sql`arrayReduce('argMax', pages, arrayMap((t, p, k, o) -> (k = 0 AND o = visit, t, p), times, pages, kinds, owners)) AS exit_page`,
+      sql`arrayFilter((t, k, o) -> k = 0 AND o = visit, times, kinds, owners) AS view_times`,
+      sql`arrayFilter((p, k, o) -> k = 0 AND o = visit, pages, kinds, owners) AS view_pages`,
+      sql`arrayReduce('max', arrayFilter((t, k, o) -> k = 0 AND o = visit, times, kinds, owners)) AS last_view`,
     );
   const visit = owned ? sql`, arrayEnumerate(starts) AS visit` : sql``;
   const matched = filtered ? sql` WHERE arrayExists((m, o) -> m = 1 AND o = visit, matches, owners)` : sql``;
-  return sql`SELECT website_id, ${dayKey}, ${sqlJoin(perVisit, ", ")}
+  const visits = sql`SELECT website_id, ${dayKey}, ${sqlJoin(perVisit, ", ")}
     FROM (${split}) ARRAY JOIN starts AS visit_start${visit}${matched}`;
+  if (!needs.exitPage) return visits;
+  // The page of the visit's last pageview; of one second's, the greatest page. (In a query
+  // of its own: 18.16 crashed on argMax over (second, page) tuples at scale, a 2M-event
+  // import into the 2-shard cluster brought a node down in its first fold, and misread
+  // last_view as an alias of the same SELECT.)
+  const kept = [sql`visit_start`];
+  if (needs.seconds) kept.push(sql`visit_seconds`);
+  if (needs.pageviews) kept.push(sql`visit_pageviews`);
+  // last_view goes in as an array argument, not captured: 18.16 drops a subquery's column
+  // that only a lambda reads.
+  return sql`SELECT website_id, ${dayKey}, ${sqlJoin(kept, ", ")},
+      arrayReverseSort(arrayFilter((p, t, last) -> t = last, view_pages, view_times,
+        arrayResize([last_view], length(view_times), last_view)))[1] AS exit_page
+    FROM (${visits})`;
 }
 
 /**
