@@ -840,6 +840,7 @@ for (const engine of EVENT_STORES) {
           await store.insert(batch);
           events.push(...batch);
         };
+        // Every row only: paging does not depend on the zone, and the other cases page.
         const check = async (when: string) => {
           for (const zone of ["Europe/Berlin", "UTC", "Asia/Kathmandu", "America/Santiago"]) {
             assert.deepEqual(
@@ -847,7 +848,7 @@ for (const engine of EVENT_STORES) {
                 (q) => store.queryStat(q),
                 ZONE_SITE,
                 ZONE_WINDOWS,
-                SOME_VARIANTS,
+                [EVERY_ROW],
                 ZONE_FILTERS,
                 zone,
               ),
@@ -855,7 +856,7 @@ for (const engine of EVENT_STORES) {
                 (q) => referenceStat(events, q),
                 ZONE_SITE,
                 ZONE_WINDOWS,
-                SOME_VARIANTS,
+                [EVERY_ROW],
                 ZONE_FILTERS,
                 zone,
               ),

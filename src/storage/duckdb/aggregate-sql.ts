@@ -8,6 +8,7 @@ import {
   BOUNCE_SECONDS,
   type Dimension,
   type RowFilter,
+  STATS,
   type StatDefinition,
   VISIT_GAP_SECONDS,
 } from "../../stats/catalog.js";
@@ -203,28 +204,16 @@ function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filt
 }
 
 /**
- * The visits of one website's local day `day` in `zone` (`$1` the website) as day_visits
- * holds them: each with `until`, the start of the visitor's next visit that day or the
- * day's end, so that the events of a visit are the visitor's from its start to before it.
- * Statements: the day's rows deleted, then inserted.
+ * The visits of one website's local day as day_visits holds them (`where` the day's events,
+ * `end` the day's end in seconds): each with `until`, the start of the visitor's next visit
+ * that day or the day's end, so that the events of a visit are the visitor's from its start
+ * to before it.
  */
-export function visitFoldSql(zone: string, day: string): string[] {
-  const { start, end } = zoneRule(zone).rangeOf(day, day);
-  const where = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const visits = visitRowsSql(where, oneDayTime(zone, day, start, end), true);
-  return [
-    `DELETE FROM day_visits WHERE website_id = CAST($1 AS INTEGER) AND day = CAST('${day}' AS DATE)`,
-    `INSERT INTO day_visits
-       SELECT website_id, day, visitor, start, finish,
-         coalesce(lead(start) OVER (PARTITION BY visitor ORDER BY start), ${end / 1000}) AS until,
-         pageviews, hour, exit_page
-       FROM (${visits}) ORDER BY visitor, start`,
-  ];
-}
-
-/** The visits of the folded days `where` selects from day_visits `v` (visitRowsSql's columns, and `until`). */
-function foldedVisitsSql(where: string): string {
-  return `SELECT v.* FROM day_visits v WHERE ${where}`;
+function dayVisitsSql(where: string, time: TimeSql, end: number): string {
+  return `SELECT website_id, day, visitor, start, finish,
+      coalesce(lead(start) OVER (PARTITION BY visitor ORDER BY start), ${end}) AS until,
+      pageviews, hour, exit_page
+    FROM (${visitRowsSql(where, time, true)}) ORDER BY visitor, start`;
 }
 
 /** statCountsSql rows (`counts`) with every value as text. */
@@ -234,33 +223,35 @@ function namedSql(counts: string): string {
 }
 
 /**
- * A statistic's fold of one website's local day `day` (YYYY-MM-DD) in `zone`, in order: its
- * counts of the day's events (`$1` the website; the day's instants, so the scan skips the
- * rest of the table) into a temporary table, the values not numbered yet added to
- * stat_values, and the counts by value number into daily_stats (which the caller has
- * emptied for that day and statistic). A visit statistic counts the day's visits in
- * day_visits (visitFoldSql, run before).
+ * The fold of one website's local day `day` (YYYY-MM-DD) in `zone`, statements to run in
+ * order in one transaction: the day's visits into day_visits, every statistic's counts of
+ * the day (the visit statistics from those visits) into a temporary table, the values not
+ * numbered yet added to stat_values, and the day's rows of daily_stats replaced by the
+ * counts by value number. Every statistic at once: DuckDB spends about 3 ms on any
+ * statement, which a statement per statistic paid 23 times a day (a 2,400-event test
+ * store took 12.7 s to fold 48 days that way, 10 s of the 21 s fold of 10M events).
  */
-export function foldSql(stat: StatDefinition, zone: string, day: string): string[] {
+export function foldDaySql(websiteId: number, zone: string, day: string): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
-  const where = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const counts =
-    stat.rows === "visits"
-      ? visitStatSql(
-          stat,
-          foldedVisitsSql(`v.website_id = CAST($1 AS INTEGER) AND v.day = CAST('${day}' AS DATE)`),
-          (column) => column,
-        )
-      : statCountsSql(stat, where, oneDayTime(zone, day, start, end));
+  const ofDay = `website_id = CAST(${websiteId} AS INTEGER) AND day = CAST('${day}' AS DATE)`;
+  const where = `e.website_id = CAST(${websiteId} AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const time = oneDayTime(zone, day, start, end);
+  const visits = `SELECT v.* FROM day_visits v WHERE v.${ofDay}`;
+  const counts = STATS.map((stat) =>
+    stat.rows === "visits" ? visitStatSql(stat, visits, (column) => column) : statCountsSql(stat, where, time),
+  );
   const named = namedSql("SELECT * FROM folded");
   return [
-    `CREATE OR REPLACE TEMP TABLE folded AS ${counts}`,
+    `DELETE FROM day_visits WHERE ${ofDay}`,
+    `INSERT INTO day_visits ${dayVisitsSql(where, time, end / 1000)}`,
+    `CREATE OR REPLACE TEMP TABLE folded AS ${counts.join(" UNION ALL ")}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
        FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
+    `DELETE FROM daily_stats WHERE ${ofDay}`,
     `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
        SELECT r.website_id, r.stat, r.day, v.id, r.count FROM ${named} r JOIN stat_values v USING (value)
-       ORDER BY v.id`,
+       ORDER BY r.stat, v.id`,
     "DROP TABLE folded",
   ];
 }

@@ -25,7 +25,7 @@ import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../..
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldSql, statQuerySql, timeSql, visitFoldSql } from "./aggregate-sql.js";
+import { foldDaySql, statQuerySql, timeSql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -422,45 +422,27 @@ export class DuckDbEventStore implements EventStore {
       const zone = zones.get(websiteId) ?? DEFAULT_TIME_ZONE;
       const day = String(row.day);
       if (endedBy !== undefined && zoneRule(zone).dayStart(dayNumberFromString(day) + 1) > endedBy) continue;
+      if (this.closing) return; // the rest stay open, and are folded after the next start
       await this.foldDay(websiteId, zone, day, Number(row.written));
     }
   }
 
   /**
-   * Folds one website's day a statistic at a time, each in a transaction of its own, so an
-   * insert waits for one statistic's fold at most (a whole day of a website with 100
-   * million events a month takes seconds). The day is marked folded only if no write came
-   * since `written` (epoch seconds): one that did opened it again, and queries go on
-   * counting it from its events until the next fold.
+   * Folds one website's day in one transaction (aggregate-sql.ts, foldDaySql), which an
+   * insert waits for: about 0.7 s for a day of 330,000 events (10M events a month). The
+   * day is marked folded only if no write came since `written` (epoch seconds): one that
+   * did opened it again, and queries go on counting it from its events until the next fold.
    */
   private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
-    // The day's visits first: the visit statistics are folded from them.
     await this.serialised(() =>
       this.inTransaction(async () => {
-        for (const statement of visitFoldSql(zone, day)) await this.writer.run(statement, [websiteId]);
+        for (const statement of foldDaySql(websiteId, zone, day)) await this.writer.run(statement);
+        await this.writer.run(
+          `UPDATE event_days SET folded = true
+           WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
+          [websiteId, day, written],
+        );
       }),
-    );
-    for (const stat of STATS) {
-      if (this.closing) return; // the day stays open, and is folded after the next start
-      // The statistic's fold (aggregate-sql.ts), its first statement of the website's events.
-      const [count, ...rest] = foldSql(stat, zone, day);
-      await this.serialised(() =>
-        this.inTransaction(async () => {
-          await this.writer.run(
-            "DELETE FROM daily_stats WHERE website_id = $1 AND day = CAST($2 AS DATE) AND stat = $3",
-            [websiteId, day, stat.id],
-          );
-          await this.writer.run(count as string, [websiteId]);
-          for (const statement of rest) await this.writer.run(statement);
-        }),
-      );
-    }
-    await this.serialised(() =>
-      this.writer.run(
-        `UPDATE event_days SET folded = true
-         WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
-        [websiteId, day, written],
-      ),
     );
   }
 
