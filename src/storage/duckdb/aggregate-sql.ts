@@ -238,7 +238,9 @@ export function foldDaySql(websiteId: number, zone: string, day: string): string
   const time = oneDayTime(zone, day, start, end);
   const visits = `SELECT v.* FROM day_visits v WHERE v.${ofDay}`;
   const counts = STATS.map((stat) =>
-    stat.rows === "visits" ? visitStatSql(stat, visits, (column) => column) : statCountsSql(stat, where, time),
+    stat.rows === "visits"
+      ? visitStatSql(stat, visits, (column) => column)
+      : statCountsSql(stat, where, time),
   );
   const named = namedSql("SELECT * FROM folded");
   return [

@@ -19,7 +19,6 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
-import { STATS } from "../../stats/catalog.js";
 import { daysFrom } from "../../stats/day-rule.js";
 import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
