@@ -81,7 +81,7 @@ export class StatsService {
         from: request.from,
         to: request.to,
         filters,
-        search: request.search?.trim().toLowerCase() || null,
+        search: searchNeedle(request.search),
         sortBy: request.sortBy,
         sort: request.sort,
         limit: request.perPage,
@@ -90,6 +90,11 @@ export class StatsService {
     };
     return { zone: website.timezone, read };
   }
+}
+
+/** What a search looks for: trimmed, lowercase (values are matched case-insensitively), or nothing. */
+function searchNeedle(search: string | undefined): string | null {
+  return search?.trim().toLowerCase() || null;
 }
 
 /**
@@ -105,7 +110,7 @@ async function readRatio(
     read({ ...request, name, search: undefined, sortBy: "value", sort: "asc", perPage: ALL_ROWS, page: 1 });
   const [of, per] = await Promise.all([all(ratio.of), all(ratio.per)]);
   const numerators = new Map(of.rows.map((row) => [row.value, row.count]));
-  const needle = request.search?.trim().toLowerCase() || null;
+  const needle = searchNeedle(request.search);
   const rows = per.rows
     .filter((row) => needle === null || row.value.toLowerCase().includes(needle))
     .map((row) => ({

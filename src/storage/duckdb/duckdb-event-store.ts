@@ -24,7 +24,7 @@ import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../..
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldDaySql, statQuerySql, timeSql } from "./aggregate-sql.js";
+import { foldDaySql, numberedField, statQuerySql, timeSql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -306,7 +306,7 @@ export class DuckDbEventStore implements EventStore {
             .map((row) => String(row.day))
         : daysFrom(query.from, query.to);
     }
-    const { page, total } = statQuerySql(query, openDays);
+    const { page, total } = statQuerySql(query, openDays, await this.filterNumbers(query));
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
@@ -314,6 +314,25 @@ export class DuckDbEventStore implements EventStore {
       count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
+  }
+
+  /** The stored number of each filter's value that aggregate-sql.ts compares as one (numberedField). */
+  private async filterNumbers(query: StatsQuery): Promise<(number | undefined)[]> {
+    const numbers: (number | undefined)[] = [];
+    for (const filter of query.filters) {
+      const field = numberedField(filter);
+      const [row] =
+        field === null
+          ? []
+          : (
+              await this.reader.runAndReadAll("SELECT id FROM text_values WHERE field = $1 AND value = $2", [
+                field,
+                filter.value,
+              ])
+            ).getRowObjects();
+      numbers.push(row === undefined ? undefined : Number(row.id));
+    }
+    return numbers;
   }
 
   queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
@@ -428,9 +447,10 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * Folds one website's day in one transaction (aggregate-sql.ts, foldDaySql), which an
-   * insert waits for: about 0.7 s for a day of 330,000 events (10M events a month). The
-   * day is marked folded only if no write came since `written` (epoch seconds): one that
-   * did opened it again, and queries go on counting it from its events until the next fold.
+   * insert waits for: about 0.4 s for a day of 320,000 events (10M events a month folded in
+   * 12.1 s, 31 days). The day is marked folded only if no write came since `written` (epoch
+   * seconds): one that did opened it again, and queries go on counting it from its events
+   * until the next fold.
    */
   private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
     await this.serialised(() =>
