@@ -42,6 +42,8 @@ const RANDOM_SITES = [11, 12] as const;
 const PAGING_SITE = 7;
 const HOSTILE_SITE = 9;
 const INSTANT_SITE = 5;
+/** Traffic whose visitors keep their attributes (browser, place...), some days mixed. */
+const ATTRIBUTE_SITE = 10;
 const REALTIME_SITE = 6;
 
 type Variant = (typeof VARIANTS)[number];
@@ -877,6 +879,56 @@ for (const engine of EVENT_STORES) {
         await check("with days written again", ["Europe/Berlin", "America/Santiago"]);
         await store.rebuildAggregates();
         await check("folded again", ["Europe/Berlin", "UTC"]);
+      } finally {
+        await close();
+      }
+    });
+
+    it("counts what the visitor's attributes filter alike from raw events and from folded visits, steady days or mixed", async () => {
+      const { store, close } = await openTestStore(engine, clock());
+      try {
+        const next = random(71);
+        const visitors = visitorPool(next);
+        const events: StoredEvent[] = [];
+        const insert = async (mixed: number, count: number) => {
+          const batch = randomEvents(next, count, {
+            start: START,
+            days: DAYS,
+            visitor: () => pick(next, visitors),
+            mixed,
+          }).map((event) => ({ ...event, websiteId: ATTRIBUTE_SITE }));
+          await store.insert(batch);
+          events.push(...batch);
+        };
+        // Every dimension the visits hold, each operator, two at once, and no match.
+        const filterSets = [
+          "browser==Chrome",
+          "os!=iOS",
+          "device~mob;resolution!~1920",
+          "language==de",
+          "country==US:United States",
+          "city==",
+          "continent!=EU:Europe;browser==Safari",
+          "browser==Opera",
+        ].map((raw) => {
+          const parsed = parseFilters(raw);
+          return "filters" in parsed ? parsed.filters : assert.fail(parsed.problem);
+        });
+        const month: [string, string][] = [["2026-06-01", "2026-06-30"]];
+        const check = async (when: string) =>
+          assert.deepEqual(
+            await answers((q) => store.queryStat(q), ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
+            await answers((q) => referenceStat(events, q), ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
+            when,
+          );
+        await insert(0, 600);
+        await check("from raw events");
+        await store.rebuildAggregates(ATTRIBUTE_SITE);
+        await check("folded, every visitor's day steady");
+        await insert(0.2, 200);
+        await check("days written again, some mixed");
+        await store.rebuildAggregates(ATTRIBUTE_SITE);
+        await check("folded, some days mixed");
       } finally {
         await close();
       }

@@ -24,7 +24,7 @@ import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../..
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldDaySql, numberedField, statQuerySql, timeSql } from "./aggregate-sql.js";
+import { foldDaySql, numberedField, readsVisitAttributes, statQuerySql, timeSql } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -306,7 +306,9 @@ export class DuckDbEventStore implements EventStore {
             .map((row) => String(row.day))
         : daysFrom(query.from, query.to);
     }
-    const { page, total } = statQuerySql(query, openDays, await this.filterNumbers(query));
+    const numbers = await this.filterNumbers(query);
+    const mixedVisits = readsVisitAttributes(query) && (await this.holdsMixedVisits(query));
+    const { page, total } = statQuerySql(query, openDays, { numbers, mixedVisits });
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
@@ -314,6 +316,18 @@ export class DuckDbEventStore implements EventStore {
       count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
+  }
+
+  /** Whether the window's folded visits include some of a visitor's day with mixed attributes (aggregate-sql.ts). */
+  private async holdsMixedVisits(query: StatsQuery): Promise<boolean> {
+    const [row] = (
+      await this.reader.runAndReadAll(
+        `SELECT count(*) AS n FROM day_visits
+         WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND mixed`,
+        [query.websiteId, query.from, query.to],
+      )
+    ).getRowObjects();
+    return Number(row?.n ?? 0) > 0;
   }
 
   /** The stored number of each filter's value that aggregate-sql.ts compares as one (numberedField). */

@@ -298,4 +298,17 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       );
       UPDATE event_days SET folded = false;`,
   },
+  {
+    version: 10,
+    name: "day_visits: the visitor's attributes, and every day to fold again",
+    // The attributes of the visitor's day on each visit (aggregate-sql.ts, VISITOR_COLUMNS):
+    // a visit statistic filtered on them reads the visits alone. The visits folded before
+    // are mixed (read through their events, as before) until the upkeep folds them again.
+    sql: `
+      ALTER TABLE day_visits ADD COLUMN mixed BOOLEAN DEFAULT true;
+      ${["browser", "os", "device", "resolution", "language", "place"]
+        .map((column) => `ALTER TABLE day_visits ADD COLUMN ${column} UINTEGER;`)
+        .join("\n      ")}
+      UPDATE event_days SET folded = false;`,
+  },
 ];
