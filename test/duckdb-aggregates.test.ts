@@ -10,10 +10,11 @@ import { describe, it } from "node:test";
 import zlib from "node:zlib";
 import { ManualClock } from "../src/clock.js";
 import { STATS, type StatDefinition } from "../src/stats/catalog.js";
+import { parseFilters } from "../src/stats/stats-filter.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
-import { random, randomEvents } from "./support/seeded-random.js";
+import { pick, random, randomEvents } from "./support/seeded-random.js";
 import { EVERY_ROW } from "./support/stat-answers.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
@@ -340,6 +341,74 @@ describe("embedded store aggregates", () => {
       );
       assert.deepEqual(after.tables, ["daily_stats"], "one aggregate table is left");
       store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("upgrades a store whose folds hold visits without the visitor's attributes: the same answers, then folded with them", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const start = Date.UTC(2026, 5, 10);
+    const clock = new ManualClock(new Date(start + 5.5 * 86_400_000));
+    const options = { clock, upkeep: false };
+    const next = random(9);
+    const visitors = Array.from({ length: 60 }, (_, i) => BigInt(i + 1));
+    const filtered = parseFilters("browser==Chrome;country!=DE:Germany");
+    assert.ok("filters" in filtered);
+    /** Every statistic over the six days, unfiltered and filtered on the visitor's attributes. */
+    const all = async () => {
+      const result: Record<string, unknown> = {};
+      for (const stat of STATS) {
+        for (const filters of [[], filtered.filters]) {
+          result[`${stat.name} ${filters.length}`] = await store.queryStat({
+            ...QUERY,
+            websiteId: 1,
+            stat,
+            from: "2026-06-10",
+            to: "2026-06-15",
+            filters,
+          });
+        }
+      }
+      return result;
+    };
+    const visitRows = async (where: string) => {
+      const [row = {}] = await storeFileSql(dir, `SELECT count(*) AS n FROM day_visits WHERE ${where}`, {
+        readOnly: true,
+      });
+      return Number(row.n);
+    };
+    let store = await DuckDbEventStore.open(dir, options);
+    try {
+      await store.migrate();
+      await store.insert(
+        randomEvents(next, 900, { start, days: 6, visitor: () => pick(next, visitors), mixed: 0.05 }),
+      );
+      clock.advance(11_000);
+      await store.upkeep();
+      const expected = await all();
+      await store.close();
+      // The table as version 9 made it, with its rows: version 10 added the attributes.
+      await storeFileSql(
+        dir,
+        `CREATE TABLE day_visits_v9 AS
+           SELECT website_id, day, visitor, start, finish, until, pageviews, hour, exit_page FROM day_visits;
+         DROP TABLE day_visits;
+         ALTER TABLE day_visits_v9 RENAME TO day_visits;
+         DELETE FROM schema_migrations WHERE version = 10;`,
+      );
+      assert.ok((await visitRows("true")) > 0, "folded visits to migrate");
+      store = await DuckDbEventStore.open(dir, options);
+      await store.migrate();
+      assert.deepEqual(await all(), expected, "counted from the events until folded again");
+      clock.advance(11_000);
+      await store.upkeep();
+      assert.deepEqual(await all(), expected, "folded again");
+      await store.close();
+      assert.ok((await visitRows("NOT mixed AND browser IS NOT NULL")) > 0, "steady visits hold attributes");
+      assert.ok((await visitRows("mixed AND browser IS NULL")) > 0, "mixed ones do not");
+      store = await DuckDbEventStore.open(dir, options);
     } finally {
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -300,15 +300,31 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
   },
   {
     version: 10,
-    name: "day_visits: the visitor's attributes, and every day to fold again",
+    name: "day_visits with the visitor's attributes, and every day to fold again",
     // The attributes of the visitor's day on each visit (aggregate-sql.ts, VISITOR_COLUMNS):
-    // a visit statistic filtered on them reads the visits alone. The visits folded before
-    // are mixed (read through their events, as before) until the upkeep folds them again.
+    // a visit statistic filtered on them reads the visits alone. The table is made again
+    // (DuckDB refuses several ALTERs of a table holding rows in one transaction) and empty:
+    // every day is open until the upkeep folds it again, counted from its events meanwhile.
     sql: `
-      ALTER TABLE day_visits ADD COLUMN mixed BOOLEAN DEFAULT true;
-      ${["browser", "os", "device", "resolution", "language", "place"]
-        .map((column) => `ALTER TABLE day_visits ADD COLUMN ${column} UINTEGER;`)
-        .join("\n      ")}
+      DROP TABLE day_visits;
+      CREATE TABLE day_visits (
+        website_id INTEGER NOT NULL,
+        day DATE NOT NULL,
+        visitor UINTEGER NOT NULL,
+        start UINTEGER NOT NULL,
+        finish UINTEGER NOT NULL,
+        until UINTEGER NOT NULL,
+        pageviews UINTEGER NOT NULL,
+        hour UTINYINT NOT NULL,
+        exit_page UINTEGER,
+        mixed BOOLEAN NOT NULL,
+        browser UINTEGER,
+        os UINTEGER,
+        device UINTEGER,
+        resolution UINTEGER,
+        language UINTEGER,
+        place UINTEGER
+      );
       UPDATE event_days SET folded = false;`,
   },
 ];
