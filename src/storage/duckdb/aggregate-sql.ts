@@ -232,7 +232,8 @@ function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filt
  * The visits of one website's local day as day_visits holds them (`where` the day's events,
  * `end` the day's end in seconds): each with `until`, the start of the visitor's next visit
  * that day or the day's end, so that the events of a visit are the visitor's from its start
- * to before it, and with the visitor's attributes (VISITOR_COLUMNS).
+ * to before it, with the visitor's attributes (VISITOR_COLUMNS), and whether it is the
+ * visitor's first of the day (one row per visitor's day, for its unique-visitor counts).
  */
 function dayVisitsSql(where: string, time: TimeSql, end: number): string {
   const columns = [
@@ -247,10 +248,12 @@ function dayVisitsSql(where: string, time: TimeSql, end: number): string {
     "exit_page",
     "mixed",
     ...VISITOR_COLUMNS,
+    "first_of_day",
   ];
   return `(${columns.join(", ")}) SELECT website_id, day, visitor, start, finish,
       coalesce(lead(start) OVER (PARTITION BY visitor ORDER BY start), ${end}) AS until,
-      pageviews, hour, exit_page, mixed, ${VISITOR_COLUMNS.join(", ")}
+      pageviews, hour, exit_page, mixed, ${VISITOR_COLUMNS.join(", ")},
+      row_number() OVER (PARTITION BY visitor ORDER BY start) = 1 AS first_of_day
     FROM (${visitRowsSql(where, time, true, null, true)}) ORDER BY visitor, start`;
 }
 
@@ -381,12 +384,15 @@ function visitorFilter(filter: StatsFilter): boolean {
 }
 
 /**
- * Whether a query is a visit statistic filtered on the visitor's attributes alone, which
- * statQuerySql answers from the folded visits' attributes: the caller says whether the
- * window holds mixed visits too (`mixedVisits`), which are read through their events.
+ * Whether a query is filtered on the visitor's attributes alone and counts visits, or unique
+ * visitors by day or by one of those attributes: statQuerySql answers it from the folded
+ * visits' attributes. The caller says whether the window holds mixed visits too
+ * (`mixedVisits`), which are read through their events.
  */
 export function readsVisitAttributes(query: StatsQuery): boolean {
-  return query.stat.rows === "visits" && query.filters.length > 0 && query.filters.every(visitorFilter);
+  const { stat, filters } = query;
+  const counted = stat.rows === "visits" || (stat.measure === "visitors" && stat.dimension !== "hour");
+  return counted && filters.length > 0 && filters.every(visitorFilter);
 }
 
 /**
@@ -437,6 +443,58 @@ function filteredVisitsSql(
 }
 
 /**
+ * Unique visitors by day or by an attribute of theirs, filtered on their attributes alone
+ * (readsVisitAttributes), as `value`, `n`: a steady visitor's day of the folded days is its
+ * first visit, one value of each attribute, counted if they match (at 10M events a scan of
+ * the 3.3M visits, against the distinct visitors of 4.3M matching events); a mixed one is
+ * counted from its events, and so are the open days.
+ */
+function filteredVisitorsSql(
+  query: StatsQuery,
+  openDays: readonly string[],
+  filters: string,
+  bind: (value: string | number) => string,
+  mixedVisits: boolean,
+): string {
+  const { stat } = query;
+  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
+  const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const time = timeSql(query.zone, start, end);
+  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  const days = (alias: string) =>
+    `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${
+      open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : ""
+    }`;
+  const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
+  const place = ["country", "city", "continent"].includes(stat.dimension);
+  const key = stat.dimension === "day" ? "NULL" : place ? "e.place" : `e.${stat.dimension}`;
+  const counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
+    WHERE ${days("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
+  // The same columns as statCountsSql: a place named here (each day's visitor has one).
+  const value =
+    stat.dimension === "day"
+      ? "strftime(c.day, '%Y-%m-%d')"
+      : place
+        ? `coalesce(p.${stat.dimension}, '')`
+        : "NULL";
+  const parts = [
+    `SELECT c.website_id, CAST(${stat.id} AS UTINYINT) AS stat, c.day, CAST(${value} AS VARCHAR) AS value,
+      CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "c.k" : "NULL"} AS UINTEGER) AS number, c.count
+    FROM (${counted}) c${place ? " LEFT JOIN place_names p ON p.id = c.k" : ""}`,
+  ];
+  if (mixedVisits) {
+    const mixed = `(e.visitor, ${time.date(time.day)}) IN (
+      SELECT v.visitor, v.day FROM day_visits v WHERE ${days("v")} AND v.mixed AND v.first_of_day)`;
+    parts.push(statCountsSql(stat, `${window} AND ${mixed}`, time, true, filters));
+  }
+  if (open.length > 0) {
+    const openWhere = `${window} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`;
+    parts.push(statCountsSql(stat, openWhere, time, true, filters));
+  }
+  return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
+}
+
+/**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
  * in every row), and the number alone, for a page past the end. `openDays` are the days of
  * the window not folded yet in the query's zone (YYYY-MM-DD, ascending): their rows in
@@ -463,6 +521,9 @@ export function statQuerySql(
   if (query.filters.length > 0 && query.stat.rows === "visits") {
     const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
     counted = filteredVisitsSql(query, openDays, filters, bind, mixedVisits);
+  } else if (readsVisitAttributes(query)) {
+    const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
+    counted = filteredVisitorsSql(query, openDays, filters, bind, mixedVisits);
   } else if (query.filters.length > 0) {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;

@@ -289,10 +289,11 @@ export class DuckDbEventStore implements EventStore {
   private async readStat(query: StatsQuery): Promise<StatsPage> {
     // Read first: a fold committed in between only moves a day from the events to
     // daily_stats, which this query then still counts from the events, to the same sums.
-    // A filtered query counts every day from its events (statQuerySql), and so does one in
-    // a zone the days were not folded in (the setting is changing: setZone).
+    // A filtered query counts every day from its events (statQuerySql), but for those that
+    // read the folded visits (visit statistics, and unique visitors filtered on their
+    // attributes); so does one in a zone the days were not folded in (setZone under way).
     let openDays: string[] = [];
-    if (query.filters.length === 0 || query.stat.rows === "visits") {
+    if (query.filters.length === 0 || query.stat.rows === "visits" || readsVisitAttributes(query)) {
       const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
       openDays = folded
         ? (

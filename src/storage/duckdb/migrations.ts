@@ -301,8 +301,9 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
   {
     version: 10,
     name: "day_visits with the visitor's attributes, and every day to fold again",
-    // The attributes of the visitor's day on each visit (aggregate-sql.ts, VISITOR_COLUMNS):
-    // a visit statistic filtered on them reads the visits alone. The table is made again
+    // The attributes of the visitor's day on each visit (aggregate-sql.ts, VISITOR_COLUMNS),
+    // and its first visit marked: a visit or unique-visitor statistic filtered on them reads
+    // the visits alone. The table is made again
     // (DuckDB refuses several ALTERs of a table holding rows in one transaction) and empty:
     // every day is open until the upkeep folds it again, counted from its events meanwhile.
     sql: `
@@ -323,7 +324,8 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
         device UINTEGER,
         resolution UINTEGER,
         language UINTEGER,
-        place UINTEGER
+        place UINTEGER,
+        first_of_day BOOLEAN NOT NULL
       );
       UPDATE event_days SET folded = false;`,
   },
