@@ -376,6 +376,33 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string, number?
   return isNegated(operator) ? `NOT ${held}` : held;
 }
 
+/**
+ * What a filtered query reading the folded visits needs of its window: the zone's time, the
+ * window's events (`e`), the condition on day_visits `alias` for its folded days, and the
+ * events of its open days (null without any).
+ */
+function foldedWindow(
+  query: StatsQuery,
+  openDays: readonly string[],
+  bind: (value: string | number) => string,
+) {
+  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
+  const time = timeSql(query.zone, start, end);
+  const events = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const range = `BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)`;
+  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  return {
+    time,
+    events,
+    folded: (alias: string) =>
+      `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day ${range}${
+        open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : ""
+      }`,
+    openEvents:
+      open.length > 0 ? `${events} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})` : null,
+  };
+}
+
 /** Whether a filter reads only an attribute of the visitor's day that day_visits holds (VISITOR_COLUMNS). */
 function visitorFilter(filter: StatsFilter): boolean {
   const { column, of } = filter.dimension;
@@ -410,35 +437,26 @@ function filteredVisitsSql(
   bind: (value: string | number) => string,
   mixedVisits: boolean,
 ): string {
-  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
-  const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
-  const days = (alias: string) =>
-    `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${
-      open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : ""
-    }`;
+  const window = foldedWindow(query, openDays, bind);
   const attributes = readsVisitAttributes(query);
   const folded: string[] = [];
   // The filters' conditions read `e`: here the visit's own columns of the same names.
   if (attributes)
-    folded.push(`SELECT e.* FROM day_visits e WHERE ${days("e")} AND NOT e.mixed AND ${filters}`);
+    folded.push(`SELECT e.* FROM day_visits e WHERE ${window.folded("e")} AND NOT e.mixed AND ${filters}`);
   if (!attributes || mixedVisits) {
     const mixed = attributes ? " AND v.mixed" : "";
     const visitors = attributes
-      ? ` AND e.visitor IN (SELECT v.visitor FROM day_visits v WHERE ${days("v")}${mixed})`
+      ? ` AND e.visitor IN (SELECT v.visitor FROM day_visits v WHERE ${window.folded("v")}${mixed})`
       : "";
     const matching = `SELECT e.visitor, CAST(epoch(e.ts) AS BIGINT) AS s FROM events e
-      WHERE ${window} AND e.kind IN (0, 1) AND ${filters}${visitors}`;
+      WHERE ${window.events} AND e.kind IN (0, 1) AND ${filters}${visitors}`;
     folded.push(`SELECT v.* FROM day_visits v
       SEMI JOIN (${matching}) m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until
-      WHERE ${days("v")}${mixed}`);
+      WHERE ${window.folded("v")}${mixed}`);
   }
   const parts = [visitStatSql(query.stat, folded.join(" UNION ALL "), (day) => day)];
-  if (open.length > 0) {
-    const time = timeSql(query.zone, start, end);
-    const openWhere = `${window} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`;
-    parts.push(visitCountsSql(query.stat, openWhere, time, filters));
-  }
+  if (window.openEvents !== null)
+    parts.push(visitCountsSql(query.stat, window.openEvents, window.time, filters));
   return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
 }
 
@@ -457,19 +475,13 @@ function filteredVisitorsSql(
   mixedVisits: boolean,
 ): string {
   const { stat } = query;
-  const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
-  const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const time = timeSql(query.zone, start, end);
-  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
-  const days = (alias: string) =>
-    `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${
-      open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : ""
-    }`;
+  const window = foldedWindow(query, openDays, bind);
+  const { time } = window;
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
   const place = ["country", "city", "continent"].includes(stat.dimension);
   const key = stat.dimension === "day" ? "NULL" : place ? "e.place" : `e.${stat.dimension}`;
   const counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
-    WHERE ${days("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
+    WHERE ${window.folded("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
   // The same columns as statCountsSql: a place named here (each day's visitor has one).
   const value =
     stat.dimension === "day"
@@ -484,13 +496,10 @@ function filteredVisitorsSql(
   ];
   if (mixedVisits) {
     const mixed = `(e.visitor, ${time.date(time.day)}) IN (
-      SELECT v.visitor, v.day FROM day_visits v WHERE ${days("v")} AND v.mixed AND v.first_of_day)`;
-    parts.push(statCountsSql(stat, `${window} AND ${mixed}`, time, true, filters));
+      SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
+    parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, true, filters));
   }
-  if (open.length > 0) {
-    const openWhere = `${window} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`;
-    parts.push(statCountsSql(stat, openWhere, time, true, filters));
-  }
+  if (window.openEvents !== null) parts.push(statCountsSql(stat, window.openEvents, time, true, filters));
   return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
 }
 
