@@ -14,7 +14,13 @@ import {
   parseFilters,
   type StatsFilter,
 } from "../src/stats/stats-filter.js";
-import type { StatsPage, StatsQuery } from "../src/stats/stats-query.js";
+import {
+  type DayCounts,
+  type DaysQuery,
+  daysOneByOne,
+  type StatsPage,
+  type StatsQuery,
+} from "../src/stats/stats-query.js";
 import type { EventStore, ExportOptions, StoredEvent } from "../src/storage/ports.js";
 import {
   AVAILABLE_EVENT_STORES,
@@ -84,34 +90,59 @@ const pairs = (page: StatsPage) => page.rows.map((row) => [row.value, row.count]
 /** Questions asked at once: a ClickHouse query mostly waits on the network (about 13 ms each). */
 const IN_FLIGHT = 6;
 
-/** Every statistic of a website over `windows` in every variant, keyed by what was asked. */
+/** What answers() asks: a store, the reference (reference()), or queryStat alone. */
+type Asker =
+  | ((query: StatsQuery) => Promise<StatsPage> | StatsPage)
+  | {
+      queryStat(query: StatsQuery): Promise<StatsPage> | StatsPage;
+      queryDays(query: DaysQuery): Promise<DayCounts>;
+    };
+
+/** The reference's answers (reference-stats.ts) over `events`, the statistics of days one by one. */
+function reference(events: readonly StoredEvent[]) {
+  const queryStat = (query: StatsQuery) => referenceStat(events, query);
+  return { queryStat, queryDays: (query: DaysQuery) => daysOneByOne(query, async (q) => queryStat(q)) };
+}
+
+/** The statistics of days (the catalog's dimension "day"), which queryDays answers together. */
+const DAY_STATS = STATS.filter((stat) => stat.dimension === "day");
+
+/**
+ * Every statistic of a website over `windows` in every variant, keyed by what was asked;
+ * unless `ask` is queryStat alone, every statistic of days read together too, per window
+ * and set of filters.
+ */
 async function answers(
-  ask: (query: StatsQuery) => Promise<StatsPage> | StatsPage,
+  ask: Asker,
   websiteId: number,
   windows = WINDOWS,
   variants = VARIANTS,
   filterSets: readonly (readonly StatsFilter[])[] = [[]],
   zone = "UTC",
-): Promise<Record<string, StatsPage>> {
-  const queries: [string, StatsQuery][] = [];
-  for (const stat of STATS) {
-    for (const [from, to] of windows) {
-      for (const [i, variant] of variants.entries()) {
-        for (const [f, filters] of filterSets.entries()) {
-          queries.push([
-            `${stat.name} ${from}..${to} #${i} filters #${f}`,
-            { websiteId, stat, zone, from, to, filters, ...variant },
-          ]);
+): Promise<Record<string, StatsPage | DayCounts>> {
+  const queryStat = typeof ask === "function" ? ask : (query: StatsQuery) => ask.queryStat(query);
+  const queryDays = typeof ask === "function" ? null : (query: DaysQuery) => ask.queryDays(query);
+  const queries: [string, () => Promise<StatsPage | DayCounts> | StatsPage][] = [];
+  for (const [from, to] of windows) {
+    for (const [f, filters] of filterSets.entries()) {
+      for (const stat of STATS) {
+        for (const [i, variant] of variants.entries()) {
+          const query = { websiteId, stat, zone, from, to, filters, ...variant };
+          queries.push([`${stat.name} ${from}..${to} #${i} filters #${f}`, () => queryStat(query)]);
         }
+      }
+      if (queryDays !== null) {
+        const query = { websiteId, stats: DAY_STATS, zone, from, to, filters };
+        queries.push([`days ${from}..${to} filters #${f}`, () => queryDays(query)]);
       }
     }
   }
-  const result: Record<string, StatsPage> = {};
+  const result: Record<string, StatsPage | DayCounts> = {};
   let next = 0;
   const worker = async () => {
     while (next < queries.length) {
-      const [key, query] = queries[next++] as [string, StatsQuery];
-      result[key] = await ask(query);
+      const [key, asked] = queries[next++] as (typeof queries)[number];
+      result[key] = await asked();
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -492,7 +523,7 @@ for (const engine of EVENT_STORES) {
       const next = random(41);
       const filterSets = Array.from({ length: 16 }, () => randomFilters(next));
       for (const websiteId of RANDOM_SITES) {
-        const ask = (ask: (q: StatsQuery) => Promise<StatsPage> | StatsPage) =>
+        const ask = (ask: Asker) =>
           answers(
             ask,
             websiteId,
@@ -503,11 +534,7 @@ for (const engine of EVENT_STORES) {
             [EVERY_ROW],
             filterSets,
           );
-        assert.deepEqual(
-          await ask((q) => store.queryStat(q)),
-          await ask((q) => referenceStat(stored, q)),
-          `website ${websiteId}`,
-        );
+        assert.deepEqual(await ask(store), await ask(reference(stored)), `website ${websiteId}`);
       }
     });
 
@@ -848,22 +875,8 @@ for (const engine of EVENT_STORES) {
         const check = async (when: string, zones: readonly string[]) => {
           for (const zone of zones) {
             assert.deepEqual(
-              await answers(
-                (q) => store.queryStat(q),
-                ZONE_SITE,
-                ZONE_WINDOWS,
-                [EVERY_ROW],
-                ZONE_FILTERS,
-                zone,
-              ),
-              await answers(
-                (q) => referenceStat(events, q),
-                ZONE_SITE,
-                ZONE_WINDOWS,
-                [EVERY_ROW],
-                ZONE_FILTERS,
-                zone,
-              ),
+              await answers(store, ZONE_SITE, ZONE_WINDOWS, [EVERY_ROW], ZONE_FILTERS, zone),
+              await answers(reference(events), ZONE_SITE, ZONE_WINDOWS, [EVERY_ROW], ZONE_FILTERS, zone),
               `${zone} ${when}`,
             );
           }
@@ -917,8 +930,8 @@ for (const engine of EVENT_STORES) {
         const month: [string, string][] = [["2026-06-01", "2026-06-30"]];
         const check = async (when: string) =>
           assert.deepEqual(
-            await answers((q) => store.queryStat(q), ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
-            await answers((q) => referenceStat(events, q), ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
+            await answers(store, ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
+            await answers(reference(events), ATTRIBUTE_SITE, month, [EVERY_ROW], filterSets),
             when,
           );
         await insert(0, 600);
@@ -943,8 +956,8 @@ for (const engine of EVENT_STORES) {
           events.push(...batch);
         }
         const sites = [FIXTURE_SITE, ...RANDOM_SITES];
-        const all = async (ask: (query: StatsQuery) => Promise<StatsPage> | StatsPage) => {
-          const result: Record<string, StatsPage> = {};
+        const all = async (ask: Asker) => {
+          const result: Record<string, StatsPage | DayCounts> = {};
           for (const websiteId of sites) {
             for (const [key, page] of Object.entries(
               await answers(ask, websiteId, SOME_WINDOWS, SOME_VARIANTS),
@@ -953,12 +966,12 @@ for (const engine of EVENT_STORES) {
           }
           return result;
         };
-        const expected = await all((q) => referenceStat(events, q));
-        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "before");
+        const expected = await all(reference(events));
+        assert.deepEqual(await all(store), expected, "before");
         await store.rebuildAggregates(RANDOM_SITES[0]);
-        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "after rebuilding one website");
+        assert.deepEqual(await all(store), expected, "after rebuilding one website");
         await store.rebuildAggregates();
-        assert.deepEqual(await all((q) => store.queryStat(q)), expected, "after rebuilding all");
+        assert.deepEqual(await all(store), expected, "after rebuilding all");
       } finally {
         await close();
       }
@@ -969,7 +982,7 @@ for (const engine of EVENT_STORES) {
 describe("the same random events in every engine", () => {
   const stores = new Map<EventStoreUnderTest, OpenedStore>();
   const sent: StoredEvent[] = [];
-  const got = new Map<EventStoreUnderTest, Record<string, StatsPage>>();
+  const got = new Map<EventStoreUnderTest, Record<string, StatsPage | DayCounts>>();
 
   before(async () => {
     for (const engine of AVAILABLE_EVENT_STORES) stores.set(engine, await openTestStore(engine, clock()));
@@ -978,9 +991,9 @@ describe("the same random events in every engine", () => {
       sent.push(...batch);
     }
     for (const [engine, { store }] of stores) {
-      const result: Record<string, StatsPage> = {};
+      const result: Record<string, StatsPage | DayCounts> = {};
       for (const websiteId of RANDOM_SITES) {
-        for (const [key, page] of Object.entries(await answers((q) => store.queryStat(q), websiteId))) {
+        for (const [key, page] of Object.entries(await answers(store, websiteId))) {
           result[`${websiteId} ${key}`] = page;
         }
       }
@@ -992,9 +1005,9 @@ describe("the same random events in every engine", () => {
   });
 
   it("give in each engine every statistic as the catalog defines it, over every window", async () => {
-    const expected: Record<string, StatsPage> = {};
+    const expected: Record<string, StatsPage | DayCounts> = {};
     for (const websiteId of RANDOM_SITES) {
-      for (const [key, page] of Object.entries(await answers((q) => referenceStat(sent, q), websiteId))) {
+      for (const [key, page] of Object.entries(await answers(reference(sent), websiteId))) {
         expected[`${websiteId} ${key}`] = page;
       }
     }

@@ -57,6 +57,7 @@ class FlakyStore implements EventStore {
   }
   migrate = () => this.real.migrate();
   queryStat = (query: Parameters<EventStore["queryStat"]>[0]) => this.real.queryStat(query);
+  queryDays = (query: Parameters<EventStore["queryDays"]>[0]) => this.real.queryDays(query);
   queryRealtime = (query: Parameters<EventStore["queryRealtime"]>[0]) => this.real.queryRealtime(query);
   rebuildAggregates = (id?: number) => this.real.rebuildAggregates(id);
   deleteWebsite = (id: number) => this.real.deleteWebsite(id);

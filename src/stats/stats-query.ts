@@ -1,9 +1,13 @@
 // The questions event stores answer, validated and engine-neutral: one statistic of a
 // website over days of its time zone, counting which events, searched, sorted and paged (StatsQuery);
-// and what is happening now (RealtimeQuery, see realtime.ts). Stores compile them for their engine.
+// several statistics of days at once (DaysQuery, for totals and time series); and what is
+// happening now (RealtimeQuery, see realtime.ts). Stores compile them for their engine.
 
 import type { StatDefinition } from "./catalog.js";
 import type { StatsFilter } from "./stats-filter.js";
+
+/** A page size that holds every row of any statistic (the CSV export asks for all of them). */
+export const ALL_ROWS = 2 ** 31 - 1;
 
 export interface StatsQuery {
   websiteId: number;
@@ -36,6 +40,45 @@ export interface StatsPage {
   rows: StatsRow[];
   /** How many distinct values match (over all pages). */
   total: number;
+}
+
+/**
+ * Several statistics of days (catalog dimension "day") over one window and one set of
+ * filters, for the answers built of them (totals, time series): an engine may count them
+ * together, sharing the reading of the window's events.
+ */
+export interface DaysQuery extends Pick<StatsQuery, "websiteId" | "zone" | "from" | "to" | "filters"> {
+  stats: readonly StatDefinition[];
+}
+
+/** Each statistic's count by local day (YYYY-MM-DD), under its name; days it does not list left out. */
+export type DayCounts = Record<string, Record<string, number>>;
+
+/**
+ * A DaysQuery answered one statistic at a time (what queryStat lists for each): for an
+ * engine that has nothing to share between them.
+ */
+export async function daysOneByOne(
+  query: DaysQuery,
+  queryStat: (query: StatsQuery) => Promise<StatsPage>,
+): Promise<DayCounts> {
+  const { stats, ...window } = query;
+  const counts: DayCounts = {};
+  await Promise.all(
+    stats.map(async (stat) => {
+      const page = await queryStat({
+        ...window,
+        stat,
+        search: null,
+        sortBy: "value",
+        sort: "asc",
+        limit: ALL_ROWS,
+        offset: 0,
+      });
+      counts[stat.name] = Object.fromEntries(page.rows.map((row) => [row.value, row.count]));
+    }),
+  );
+  return counts;
 }
 
 export const REALTIME_VISITOR_MS = 5 * 60_000;

@@ -13,10 +13,9 @@ import {
   statByName,
 } from "./catalog.js";
 import { parseFilters, type StatsFilter } from "./stats-filter.js";
-import type { StatsPage } from "./stats-query.js";
+import { ALL_ROWS, type DayCounts, type StatsPage } from "./stats-query.js";
 
-/** A page size that holds every row of any statistic (the CSV export asks for all of them). */
-export const ALL_ROWS = 2 ** 31 - 1;
+export { ALL_ROWS };
 
 export interface StatsRequest {
   name: string;
@@ -36,6 +35,8 @@ export interface WebsiteStats {
   /** The website's time zone: the days and hours read are its local ones. */
   zone: string;
   read(request: Omit<StatsRequest, "filters">): Promise<StatsPage>;
+  /** Statistics of days (catalog dimension "day") over one range, read together: each one's count by day. */
+  readDays(names: readonly StatName[], from: string, to: string): Promise<DayCounts>;
 }
 
 /** Refuses a range that ends before it starts. */
@@ -88,7 +89,12 @@ export class StatsService {
         offset: (request.page - 1) * request.perPage,
       });
     };
-    return { zone: website.timezone, read };
+    const readDays = (names: readonly StatName[], from: string, to: string): Promise<DayCounts> => {
+      checkRange(from, to);
+      const stats = names.map((name) => statByName(name) as StatDefinition);
+      return this.events.queryDays({ websiteId, zone: website.timezone, from, to, filters, stats });
+    };
+    return { zone: website.timezone, read, readDays };
   }
 }
 

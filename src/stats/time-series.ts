@@ -87,13 +87,13 @@ export class TimeSeriesService {
       );
     }
     const website = await this.stats.forWebsite(userId, websiteId, filters);
-    // Every value of a statistic of days or hours, in one page.
+    // Every value of a statistic of hours, in one page.
     const read = (name: string, first: string, last: string): Promise<StatsPage> =>
       website.read({ name, from: first, to: last, sortBy: "value", sort: "asc", perPage: ALL_ROWS, page: 1 });
-    /** Each counted number's rows by value (a day, or an hour of day), from `of` statistics. */
-    const countsOf = async (of: "days" | "hours", first: string, last: string) => {
+    /** Each counted number's rows by hour of day, from the statistics of hours. */
+    const hoursOfDay = async (day: string) => {
       const keys = Object.keys(COUNTED) as Counted[];
-      const pages = await Promise.all(keys.map((key) => read(COUNTED[key][of], first, last)));
+      const pages = await Promise.all(keys.map((key) => read(COUNTED[key].hours, day, day)));
       const byValue = pages.map(counts);
       return (value: string): Counts => {
         const point = {} as Counts;
@@ -104,7 +104,18 @@ export class TimeSeriesService {
       };
     };
     if (interval !== "hour") {
-      const of = await countsOf("days", from, to);
+      // The statistics of days read together (the range's events read once for all three).
+      const keys = Object.keys(COUNTED) as Counted[];
+      const byDay = await website.readDays(
+        keys.map((key) => COUNTED[key].days),
+        from,
+        to,
+      );
+      const of = (day: string): Counts => {
+        const point = {} as Counts;
+        for (const key of keys) point[key] = byDay[COUNTED[key].days]?.[day] ?? 0;
+        return point;
+      };
       return groupDays(
         daysFrom(from, to).map((day) => ({ day, ...of(day) })),
         interval,
@@ -114,9 +125,9 @@ export class TimeSeriesService {
     // day that springs forward has no 02, one that falls back one 02 holding both.
     const zone = zoneRule(website.zone);
     const days = daysFrom(from, to);
-    const perDay = await Promise.all(days.map((day) => countsOf("hours", day, day)));
+    const perDay = await Promise.all(days.map(hoursOfDay));
     return days.flatMap((day, index) => {
-      const of = perDay[index] as Awaited<ReturnType<typeof countsOf>>;
+      const of = perDay[index] as Awaited<ReturnType<typeof hoursOfDay>>;
       return hoursOf(zone, day).map((hh) => ({ period: `${day}T${hh}`, from: day, to: day, ...of(hh) }));
     });
   }

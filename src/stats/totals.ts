@@ -6,9 +6,8 @@
 // count exactly what those count, filters included.
 
 import { ValidationError } from "../errors.js";
-import { RATIOS, type RatioDefinition, ratioValue, type StatName } from "./catalog.js";
+import { RATIOS, ratioValue, type StatName, statByName } from "./catalog.js";
 import { addDays, daysBetween } from "./day-rule.js";
-import type { StatsPage } from "./stats-query.js";
 import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
 
 export const COMPARISONS = ["previous", "year", "range", "none"] as const;
@@ -30,6 +29,12 @@ export interface Totals {
 /** The statistics added up over the range, each under its total's name. */
 const SUMMED = { visitors: "visitors", visits: "visits", pageviews: "pageviews", events: "event" } as const;
 type Summed = keyof typeof SUMMED;
+/** Every statistic a range's totals add up: those of days, and the others. */
+const READ = [
+  ...new Set<StatName>([...Object.values(SUMMED), ...RATIOS.flatMap((ratio) => [ratio.of, ratio.per])]),
+];
+const OF_DAYS = READ.filter((name) => statByName(name)?.dimension === "day");
+const NOT_OF_DAYS = READ.filter((name) => !OF_DAYS.includes(name));
 type RatioName = (typeof RATIOS)[number]["name"];
 
 export interface RangeTotals {
@@ -60,17 +65,18 @@ export class TotalsService {
     const other = comparedRange(request);
     const website = await this.stats.forWebsite(userId, websiteId, request.filters);
     const totalsOf = async (from: string, to: string): Promise<RangeTotals> => {
-      const read = async (name: StatName): Promise<number> =>
-        sum(
-          await website.read({ name, from, to, sortBy: "count", sort: "desc", perPage: ALL_ROWS, page: 1 }),
-        );
-      const names = new Set<StatName>([
-        ...Object.values(SUMMED),
-        ...RATIOS.flatMap((ratio: RatioDefinition) => [ratio.of, ratio.per]),
+      // The statistics of days read together (shared reading of the range's events), the
+      // others (custom events by name) one by one.
+      const [byDay, ...others] = await Promise.all([
+        website.readDays(OF_DAYS, from, to),
+        ...NOT_OF_DAYS.map((name) =>
+          website.read({ name, from, to, sortBy: "count", sort: "desc", perPage: ALL_ROWS, page: 1 }),
+        ),
       ]);
-      const sums = new Map(
-        await Promise.all([...names].map(async (name) => [name, await read(name)] as const)),
-      );
+      const sums = new Map<StatName, number>([
+        ...OF_DAYS.map((name) => [name, sum(Object.values(byDay[name] ?? {}))] as const),
+        ...NOT_OF_DAYS.map((name, i) => [name, sum(others[i]?.rows.map((row) => row.count) ?? [])] as const),
+      ]);
       const of = (name: StatName) => sums.get(name) ?? 0;
       const totals = {} as Totals;
       for (const [key, name] of Object.entries(SUMMED) as [Summed, StatName][]) totals[key] = of(name);
@@ -135,6 +141,6 @@ function percentChange(before: number | null, now: number | null): number | null
   return Math.round(((now - before) / before) * 1000) / 10;
 }
 
-function sum(page: StatsPage): number {
-  return page.rows.reduce((total, row) => total + row.count, 0);
+function sum(counts: readonly number[]): number {
+  return counts.reduce((total, count) => total + count, 0);
 }

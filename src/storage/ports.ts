@@ -3,7 +3,14 @@
 // implement these and translate driver errors into the errors below; nothing outside an
 // engine's folder knows which engine is behind them.
 
-import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../stats/stats-query.js";
+import type {
+  DayCounts,
+  DaysQuery,
+  RealtimeCounts,
+  RealtimeQuery,
+  StatsPage,
+  StatsQuery,
+} from "../stats/stats-query.js";
 
 export interface UserRecord {
   id: number;
@@ -321,6 +328,13 @@ export interface EventStore {
    * number of matching values over all pages. A website without events has no rows.
    */
   queryStat(query: StatsQuery): Promise<StatsPage>;
+  /**
+   * Several statistics of days (catalog dimension "day") over one window and one set of
+   * filters, for each exactly the days and counts queryStat lists: what totals and time
+   * series read, which an engine may count together (`daysOneByOne` in stats-query.ts asks
+   * queryStat for each, for an engine with nothing to share).
+   */
+  queryDays(query: DaysQuery): Promise<DayCounts>;
   /**
    * Counts for realtime (stats/realtime.ts): the distinct (UTC day, visitor) pairs with a
    * pageview from `visitorsFrom` to `until`, and the pageviews of each UTC minute from

@@ -5,7 +5,14 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { StoreUnavailableError } from "../errors.js";
-import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../stats/stats-query.js";
+import type {
+  DayCounts,
+  DaysQuery,
+  RealtimeCounts,
+  RealtimeQuery,
+  StatsPage,
+  StatsQuery,
+} from "../stats/stats-query.js";
 import { type EventStore, EventStoreFailedError, type ExportOptions, type StoredEvent } from "./ports.js";
 
 /** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
@@ -51,6 +58,10 @@ export class ReopeningEventStore implements EventStore {
 
   queryStat(query: StatsQuery): Promise<StatsPage> {
     return this.call((store) => store.queryStat(query));
+  }
+
+  queryDays(query: DaysQuery): Promise<DayCounts> {
+    return this.call((store) => store.queryDays(query));
   }
 
   queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {

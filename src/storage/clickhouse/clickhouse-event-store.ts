@@ -5,7 +5,15 @@
 
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError } from "../../config.js";
-import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import {
+  type DayCounts,
+  type DaysQuery,
+  daysOneByOne,
+  type RealtimeCounts,
+  type RealtimeQuery,
+  type StatsPage,
+  type StatsQuery,
+} from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE } from "../../stats/time-zone.js";
 import {
   EVENT_KIND_CODES,
@@ -194,6 +202,11 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /** The last minutes' pageviews: the primary key (website, ts) reads only their granules. */
+  /** Each statistic on its own: the cluster's queries share nothing yet. */
+  queryDays(query: DaysQuery): Promise<DayCounts> {
+    return daysOneByOne(query, (one) => this.queryStat(one));
+  }
+
   async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
     const seconds = (ms: number, round: (n: number) => number) => round(ms / 1000);
     const pageviews = sql`website_id = ${query.websiteId} AND kind = 0 AND ts <= toDateTime(${seconds(query.until, Math.floor)})`;

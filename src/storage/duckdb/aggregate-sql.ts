@@ -13,7 +13,7 @@ import {
   VISIT_GAP_SECONDS,
 } from "../../stats/catalog.js";
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
-import type { StatsQuery } from "../../stats/stats-query.js";
+import type { DaysQuery, StatsQuery } from "../../stats/stats-query.js";
 import { type OffsetSegment, zoneRule } from "../../stats/time-zone.js";
 import { NUMBERED_TEXT } from "./event-rows.js";
 
@@ -382,7 +382,7 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string, number?
  * events of its open days (null without any).
  */
 function foldedWindow(
-  query: StatsQuery,
+  query: Pick<StatsQuery, "zone" | "from" | "to">,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ) {
@@ -419,7 +419,12 @@ function visitorFilter(filter: StatsFilter): boolean {
 export function readsVisitAttributes(query: StatsQuery): boolean {
   const { stat, filters } = query;
   const counted = stat.rows === "visits" || (stat.measure === "visitors" && stat.dimension !== "hour");
-  return counted && filters.length > 0 && filters.every(visitorFilter);
+  return counted && filtersVisitorAttributes(filters);
+}
+
+/** Whether there are filters, all on the visitor's attributes (visitorFilter). */
+function filtersVisitorAttributes(filters: readonly StatsFilter[]): boolean {
+  return filters.length > 0 && filters.every(visitorFilter);
 }
 
 /**
@@ -555,5 +560,120 @@ export function statQuerySql(
       params: [...params, query.limit, query.offset],
     },
     total: { sql: `SELECT count(*) AS total FROM ${matching}`, params },
+  };
+}
+
+/**
+ * A day's count of a statistic of days (dimension "day") from a visit's row of day_visits
+ * `v` of a steady visitor's day (dayCountsSql), or null for one the folded visits do not
+ * hold: every pageview of a local day is in one visit of that day, and each visitor's day
+ * has one first visit.
+ */
+function steadyVisitMeasure(stat: StatDefinition): string | null {
+  if (stat.rows === "visits") return VISIT_MEASURES[stat.measure];
+  if (stat.rows !== "pageviews") return null;
+  return stat.measure === "rows"
+    ? "sum(v.pageviews)"
+    : stat.measure === "visitors"
+      ? "count(*) FILTER (v.first_of_day)"
+      : null;
+}
+
+/**
+ * Several statistics of days (dimension "day") over one window, as rows `stat` (its id),
+ * `day` (YYYY-MM-DD), `n`: for each exactly what statQuerySql gives it, the window's events
+ * read once for all of them. Unfiltered, the folded days come from daily_stats; filtered
+ * on the visitor's attributes alone (and every statistic held by the visits:
+ * steadyVisitMeasure), the steady visitors' folded days from one scan of day_visits. The
+ * rest (open days; a filtered window's events; the mixed visitors' days) is counted from
+ * the raw events: the matching pageviews and custom events are read once into `matched`,
+ * which the row counts and unique visitors count and the folded visits are matched with
+ * (`visits`). At 10M events, filtered by page==/pricing, the six statistics of a month took
+ * 264 ms together on one core, against 830 ms one after another.
+ */
+export function dayCountsSql(
+  query: DaysQuery,
+  openDays: readonly string[],
+  {
+    numbers = [],
+    mixedVisits = true,
+  }: { numbers?: readonly (number | undefined)[]; mixedVisits?: boolean } = {},
+): { sql: string; params: (string | number)[] } {
+  const params: (string | number)[] = [query.websiteId];
+  const bind = (value: string | number) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  for (const stat of query.stats)
+    if (stat.dimension !== "day") throw new Error(`${stat.name} is not a statistic of days`);
+  const window = foldedWindow(query, openDays, bind);
+  const { time } = window;
+  const filtered = query.filters.length > 0;
+  const filters = filtered
+    ? query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ")
+    : null;
+  const ids = (stats: readonly StatDefinition[]) => stats.map((stat) => stat.id).join(", ");
+  const steady =
+    filtersVisitorAttributes(query.filters) && query.stats.every((stat) => steadyVisitMeasure(stat) !== null);
+  const parts: string[] = [];
+  const ctes: string[] = [];
+  // Where the raw events are read, and the folded visits matched with them (`v`), if any.
+  let counted: string | null = window.openEvents;
+  let foldedVisits: string | null = null;
+  if (!filtered) {
+    parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
+      WHERE ${window.folded("v")} AND stat IN (${ids(query.stats)}) GROUP BY stat, day`);
+  } else if (steady) {
+    // One scan of the visits for every statistic: a column each, then a row each.
+    const visits = `SELECT * FROM day_visits e WHERE ${window.folded("e")} AND NOT e.mixed AND ${filters}`;
+    const measures = query.stats.map((stat, i) => `, ${steadyVisitMeasure(stat)} AS n${i}`).join("");
+    ctes.push(`steady AS MATERIALIZED (SELECT v.day${measures} FROM (${visits}) v GROUP BY v.day)`);
+    query.stats.forEach((stat, i) => {
+      parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, day, n${i} AS n FROM steady`);
+    });
+    if (mixedVisits) {
+      const mixed = `(e.visitor, ${time.date(time.day)}) IN (
+        SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
+      counted =
+        counted === null ? `${window.events} AND ${mixed}` : `${window.events} AND (${mixed} OR ${counted})`;
+      foldedVisits = `${window.folded("v")} AND v.mixed`;
+    }
+  } else {
+    counted = window.events;
+    foldedVisits = window.folded("v");
+  }
+  if (counted !== null) {
+    ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${time.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
+        e.kind, e.is_visit FROM events e WHERE ${counted} AND e.kind IN (0, 1)${filters ? ` AND ${filters}` : ""})`);
+    const date = `CAST(${time.date("day")} AS DATE)`;
+    const visitStats = query.stats.filter((stat) => stat.rows === "visits");
+    if (visitStats.length > 0) {
+      const visits: string[] = [];
+      if (foldedVisits !== null)
+        visits.push(`SELECT v.day, v.start, v.finish, v.pageviews FROM day_visits v
+          SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits}`);
+      if (window.openEvents !== null)
+        visits.push(`SELECT ${date} AS day, start, finish, pageviews
+          FROM (${visitRowsSql(window.openEvents, time, false, filters)})`);
+      ctes.push(`visits AS MATERIALIZED (${visits.join(" UNION ALL ")})`);
+      for (const stat of visitStats)
+        parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, v.day, ${VISIT_MEASURES[stat.measure]} AS n
+          FROM visits v GROUP BY v.day`);
+    }
+    for (const stat of query.stats) {
+      if (stat.rows === "visits") continue;
+      const rows = `SELECT * FROM matched e WHERE ${ROW_FILTERS[stat.rows]}`;
+      const count =
+        stat.measure === "visitors"
+          ? `SELECT day, count(*) AS n FROM (SELECT DISTINCT day, visitor FROM (${rows})) GROUP BY day`
+          : `SELECT day, count(*) AS n FROM (${rows}) GROUP BY day`;
+      parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, n FROM (${count})`);
+    }
+  }
+  if (parts.length === 0) return { sql: "SELECT NULL AS stat, NULL AS day, NULL AS n WHERE false", params };
+  return {
+    sql: `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}SELECT stat, strftime(day, '%Y-%m-%d') AS day,
+        CAST(sum(n) AS BIGINT) AS n FROM (${parts.join(" UNION ALL ")}) GROUP BY stat, day HAVING sum(n) > 0`,
+    params,
   };
 }

@@ -20,11 +20,25 @@ import {
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
 import { daysFrom } from "../../stats/day-rule.js";
-import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type {
+  DayCounts,
+  DaysQuery,
+  RealtimeCounts,
+  RealtimeQuery,
+  StatsPage,
+  StatsQuery,
+} from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
-import { foldDaySql, numberedField, readsVisitAttributes, statQuerySql, timeSql } from "./aggregate-sql.js";
+import {
+  dayCountsSql,
+  foldDaySql,
+  numberedField,
+  readsVisitAttributes,
+  statQuerySql,
+  timeSql,
+} from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
@@ -287,26 +301,13 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async readStat(query: StatsQuery): Promise<StatsPage> {
-    // Read first: a fold committed in between only moves a day from the events to
-    // daily_stats, which this query then still counts from the events, to the same sums.
     // A filtered query counts every day from its events (statQuerySql), but for those that
     // read the folded visits (visit statistics, and unique visitors filtered on their
-    // attributes); so does one in a zone the days were not folded in (setZone under way).
-    let openDays: string[] = [];
-    if (query.filters.length === 0 || query.stat.rows === "visits" || readsVisitAttributes(query)) {
-      const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
-      openDays = folded
-        ? (
-            await this.reader.runAndReadAll(
-              `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
-               WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
-              [query.websiteId, query.from, query.to],
-            )
-          )
-            .getRowObjects()
-            .map((row) => String(row.day))
-        : daysFrom(query.from, query.to);
-    }
+    // attributes).
+    const openDays =
+      query.filters.length === 0 || query.stat.rows === "visits" || readsVisitAttributes(query)
+        ? await this.openDays(query)
+        : [];
     const numbers = await this.filterNumbers(query);
     const mixedVisits = readsVisitAttributes(query) && (await this.holdsMixedVisits(query));
     const { page, total } = statQuerySql(query, openDays, { numbers, mixedVisits });
@@ -319,8 +320,43 @@ export class DuckDbEventStore implements EventStore {
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
   }
 
+  queryDays(query: DaysQuery): Promise<DayCounts> {
+    return this.translated(this.readDays(query));
+  }
+
+  private async readDays(query: DaysQuery): Promise<DayCounts> {
+    const openDays = await this.openDays(query);
+    const numbers = await this.filterNumbers(query);
+    const mixedVisits = query.filters.length > 0 && (await this.holdsMixedVisits(query));
+    const { sql, params } = dayCountsSql(query, openDays, { numbers, mixedVisits });
+    const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
+    const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
+    for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
+      const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
+      days[String(row.day)] = Number(row.n);
+    }
+    return counts;
+  }
+
+  /**
+   * The days of a window whose folds are out of date, counted from the raw events instead:
+   * those not folded yet, or every day for a query in a zone the days were not folded in
+   * (setZone under way). Read first: a fold committed in between only moves a day from the
+   * events to the folds, which this query then still counts from the events, to the same sums.
+   */
+  private async openDays(query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">): Promise<string[]> {
+    const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
+    if (!folded) return daysFrom(query.from, query.to);
+    const rows = await this.reader.runAndReadAll(
+      `SELECT strftime(day, '%Y-%m-%d') AS day FROM event_days
+       WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded ORDER BY day`,
+      [query.websiteId, query.from, query.to],
+    );
+    return rows.getRowObjects().map((row) => String(row.day));
+  }
+
   /** Whether the window's folded visits include some of a visitor's day with mixed attributes (aggregate-sql.ts). */
-  private async holdsMixedVisits(query: StatsQuery): Promise<boolean> {
+  private async holdsMixedVisits(query: Pick<StatsQuery, "websiteId" | "from" | "to">): Promise<boolean> {
     const [row] = (
       await this.reader.runAndReadAll(
         `SELECT count(*) AS n FROM day_visits
@@ -332,7 +368,7 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /** The stored number of each filter's value that aggregate-sql.ts compares as one (numberedField). */
-  private async filterNumbers(query: StatsQuery): Promise<(number | undefined)[]> {
+  private async filterNumbers(query: Pick<StatsQuery, "filters">): Promise<(number | undefined)[]> {
     const numbers: (number | undefined)[] = [];
     for (const filter of query.filters) {
       const field = numberedField(filter);

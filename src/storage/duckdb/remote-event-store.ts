@@ -4,9 +4,17 @@
 
 import http from "node:http";
 import readline from "node:readline";
-import type { RealtimeCounts, RealtimeQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type {
+  DayCounts,
+  DaysQuery,
+  RealtimeCounts,
+  RealtimeQuery,
+  StatsPage,
+  StatsQuery,
+} from "../../stats/stats-query.js";
 import type { EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
+  daysQueryToWire,
   eventFromWire,
   eventToWire,
   queryToWire,
@@ -42,6 +50,10 @@ export class RemoteEventStore implements EventStore {
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {
     return (await this.call("queryStat", [queryToWire(query)])) as StatsPage;
+  }
+
+  async queryDays(query: DaysQuery): Promise<DayCounts> {
+    return (await this.call("queryDays", [daysQueryToWire(query)])) as DayCounts;
   }
 
   async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {

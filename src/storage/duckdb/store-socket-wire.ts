@@ -4,13 +4,14 @@
 
 import type http from "node:http";
 import { type StatDefinition, statByName } from "../../stats/catalog.js";
-import type { RealtimeQuery, StatsQuery } from "../../stats/stats-query.js";
+import type { DaysQuery, RealtimeQuery, StatsQuery } from "../../stats/stats-query.js";
 import { EVENT_KINDS, EVENT_TEXT_FIELDS, type StoredEvent } from "../ports.js";
 
 /** The methods of the EventStore port a command may call through a running server. */
 export const REMOTE_METHODS = [
   "insert",
   "queryStat",
+  "queryDays",
   "queryRealtime",
   "rebuildAggregates",
   "setZone",
@@ -22,6 +23,7 @@ export type RemoteMethod = (typeof REMOTE_METHODS)[number];
 
 export type WireEvent = Omit<StoredEvent, "ts" | "visitor"> & { ts: number; visitor: string };
 export type WireQuery = Omit<StatsQuery, "stat"> & { stat: string };
+export type WireDaysQuery = Omit<DaysQuery, "stats"> & { stats: string[] };
 
 export function eventToWire(event: StoredEvent): WireEvent {
   return { ...event, ts: event.ts.getTime(), visitor: event.visitor.toString() };
@@ -51,6 +53,20 @@ export function queryFromWire(wire: WireQuery): StatsQuery {
   const stat: StatDefinition | null = statByName(String(wire?.stat));
   if (!stat) throw new Error(`no statistic ${JSON.stringify(wire?.stat)}`);
   return { ...wire, stat };
+}
+
+export function daysQueryToWire(query: DaysQuery): WireDaysQuery {
+  return { ...query, stats: query.stats.map((stat) => stat.name) };
+}
+
+export function daysQueryFromWire(wire: WireDaysQuery): DaysQuery {
+  if (!Array.isArray(wire?.stats)) throw new Error("not a days query");
+  const stats = wire.stats.map((name) => {
+    const stat: StatDefinition | null = statByName(String(name));
+    if (!stat) throw new Error(`no statistic ${JSON.stringify(name)}`);
+    return stat;
+  });
+  return { ...wire, stats };
 }
 
 /** A message's whole body as text; past `limit` bytes it destroys the message and throws. */

@@ -11,6 +11,7 @@ import type { RealtimeQuery } from "../../stats/stats-query.js";
 import type { Closable } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import {
+  daysQueryFromWire,
   eventFromWire,
   eventToWire,
   queryFromWire,
@@ -18,6 +19,7 @@ import {
   type RemoteMethod,
   readBody,
   realtimeFromWire,
+  type WireDaysQuery,
   type WireEvent,
   type WireQuery,
 } from "./store-socket-wire.js";
@@ -88,6 +90,8 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
       return store.insert((args[0] as WireEvent[]).map(eventFromWire));
     case "queryStat":
       return store.queryStat(queryFromWire(args[0] as WireQuery));
+    case "queryDays":
+      return store.queryDays(daysQueryFromWire(args[0] as WireDaysQuery));
     case "queryRealtime":
       return store.queryRealtime(realtimeFromWire(args[0] as RealtimeQuery));
     case "rebuildAggregates":
