@@ -33,7 +33,9 @@ import {
   countsUtcDays,
   type DayPlan,
   filteredCountsSql,
+  filteredDaysSql,
   type NodeCounts,
+  type NodeStatCounts,
   pageOfCounts,
   valueConditions,
   visitorCountsSql,
@@ -202,9 +204,25 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /** The last minutes' pageviews: the primary key (website, ts) reads only their granules. */
-  /** Each statistic on its own: the cluster's queries share nothing yet. */
-  queryDays(query: DaysQuery): Promise<DayCounts> {
-    return daysOneByOne(query, (one) => this.queryStat(one));
+  /**
+   * Filtered, in one query on each node (filteredDaysSql); unfiltered, each statistic from
+   * its folds on its own (a few milliseconds each).
+   */
+  async queryDays(query: DaysQuery): Promise<DayCounts> {
+    if (query.filters.length === 0) return daysOneByOne(query, (one) => this.queryStat(one));
+    const nodes = await this.nodes.onEachNode((node) =>
+      node.query<NodeStatCounts>(filteredDaysSql(query, this.db)),
+    );
+    const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
+    const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
+    for (const { stat_list: stats, value_list: days, count_list: added } of nodes.flat()) {
+      for (const [i, id] of stats.entries()) {
+        const byDay = counts[names.get(Number(id)) as string] as Record<string, number>;
+        const day = days[i] as string;
+        byDay[day] = (byDay[day] ?? 0) + (added[i] ?? 0);
+      }
+    }
+    return counts;
   }
 
   async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {

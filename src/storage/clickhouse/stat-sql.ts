@@ -9,12 +9,12 @@
 // and hours are the stored instants plus the zone's offsets (stats/time-zone.ts).
 
 import { comparesWhole, isNegated, type StatsFilter } from "../../stats/stats-filter.js";
-import type { StatsPage, StatsQuery } from "../../stats/stats-query.js";
+import type { DaysQuery, StatsPage, StatsQuery } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
-import { FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY } from "./aggregate-sql.js";
+import { FOLD_MARKER, onDays, PAGEVIEWS_PER_DAY, statSelect } from "./aggregate-sql.js";
 import { localTime, ofLocalDays } from "./local-time.js";
 import { type Sql, sql, sqlIdentifier, sqlJoin } from "./sql-escape.js";
-import { countsSelect } from "./visit-sql.js";
+import { countsSelect, visitSelect } from "./visit-sql.js";
 
 /** A day of the range with pageviews on a node, and its current fold ("0": none, count it raw). */
 export interface DayPlan {
@@ -109,7 +109,7 @@ function filterSql(filter: StatsFilter): Sql {
 }
 
 /** Whether the aggregates (kept per UTC day) can answer the query: not in another zone. */
-export function countsUtcDays(query: StatsQuery): boolean {
+export function countsUtcDays(query: Pick<StatsQuery, "zone">): boolean {
   return query.zone === DEFAULT_TIME_ZONE || zoneRule(query.zone).isUtc;
 }
 
@@ -165,4 +165,32 @@ function byBytes(a: string, b: string): number {
     if (a.charCodeAt(i) !== b.charCodeAt(i)) return rank(a.charCodeAt(i)) - rank(b.charCodeAt(i));
   }
   return a.length - b.length;
+}
+
+/**
+ * On one node: several statistics of days under filters (DaysQuery), as filteredCountsSql
+ * counts each, in one query: the row counts in one pass over the matching events, the
+ * unique visitors in another, the visit statistics from one finding of the visits.
+ */
+export function filteredDaysSql(query: DaysQuery, db: Sql): Sql {
+  const { where: window, start, end } = ofLocalDays(query.websiteId, query.zone, query.from, query.to);
+  const time = countsUtcDays(query) ? undefined : localTime(query.zone, start, end);
+  const events = sql`${db}.events_local`;
+  const filters = query.filters.map(filterSql);
+  const matching = sqlJoin([window, ...filters], " AND ");
+  const of = (rows: "visits" | "rows" | "visitors") =>
+    query.stats.filter((stat) => (stat.rows === "visits" ? rows === "visits" : stat.measure === rows));
+  const parts: Sql[] = [];
+  if (of("rows").length > 0) parts.push(statSelect(of("rows"), sql`count() AS n`, events, matching, time));
+  if (of("visitors").length > 0)
+    parts.push(statSelect(of("visitors"), sql`uniqExact(visitor) AS n`, events, matching, time));
+  if (of("visits").length > 0) parts.push(visitSelect(of("visits"), sql`n`, events, window, time, filters));
+  const arms = parts.map((part) => sql`SELECT stat, value, toUInt64(n) AS n FROM (${part})`);
+  return sql`SELECT groupArray(stat) AS stat_list, groupArray(value) AS value_list, groupArray(toFloat64(n)) AS count_list
+    FROM (SELECT stat, value, sum(n) AS n FROM (${sqlJoin(arms, " UNION ALL ")}) GROUP BY stat, value HAVING n > 0)`;
+}
+
+/** A node's counts of several statistics (filteredDaysSql). */
+export interface NodeStatCounts extends NodeCounts {
+  stat_list: number[];
 }
