@@ -347,73 +347,92 @@ describe("embedded store aggregates", () => {
     }
   });
 
-  it("upgrades a store whose folds hold visits without the visitor's attributes: the same answers, then folded with them", async () => {
-    const dir = tempDir("analytics-aggregates-");
-    const start = Date.UTC(2026, 5, 10);
-    const clock = new ManualClock(new Date(start + 5.5 * 86_400_000));
-    const options = { clock, upkeep: false };
-    const next = random(9);
-    const visitors = Array.from({ length: 60 }, (_, i) => BigInt(i + 1));
-    const filtered = parseFilters("browser==Chrome;country!=DE:Germany");
-    assert.ok("filters" in filtered);
-    /** Every statistic over the six days, unfiltered and filtered on the visitor's attributes. */
-    const all = async () => {
-      const result: Record<string, unknown> = {};
-      for (const stat of STATS) {
-        for (const filters of [[], filtered.filters]) {
-          result[`${stat.name} ${filters.length}`] = await store.queryStat({
-            ...QUERY,
-            websiteId: 1,
-            stat,
-            from: "2026-06-10",
-            to: "2026-06-15",
-            filters,
-          });
+  /** The folded visits as earlier versions kept them: their columns, and the versions that changed them since. */
+  const OLDER_VISITS = [
+    {
+      what: "without the visitor's attributes",
+      columns: "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page",
+      since: [10, 11],
+    },
+    {
+      what: "without the hours of the visitor's day",
+      columns:
+        "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page, mixed, browser, os, device, resolution, language, place, first_of_day",
+      since: [11],
+    },
+  ];
+  for (const older of OLDER_VISITS) {
+    it(`upgrades a store whose folds hold visits ${older.what}: the same answers, then folded with them`, async () => {
+      const dir = tempDir("analytics-aggregates-");
+      const start = Date.UTC(2026, 5, 10);
+      const clock = new ManualClock(new Date(start + 5.5 * 86_400_000));
+      const options = { clock, upkeep: false };
+      const next = random(9);
+      const visitors = Array.from({ length: 60 }, (_, i) => BigInt(i + 1));
+      const filtered = parseFilters("browser==Chrome;country!=DE:Germany");
+      assert.ok("filters" in filtered);
+      /** Every statistic over the six days, unfiltered and filtered on the visitor's attributes. */
+      const all = async () => {
+        const result: Record<string, unknown> = {};
+        for (const stat of STATS) {
+          for (const filters of [[], filtered.filters]) {
+            result[`${stat.name} ${filters.length}`] = await store.queryStat({
+              ...QUERY,
+              websiteId: 1,
+              stat,
+              from: "2026-06-10",
+              to: "2026-06-15",
+              filters,
+            });
+          }
         }
-      }
-      return result;
-    };
-    const visitRows = async (where: string) => {
-      const [row = {}] = await storeFileSql(dir, `SELECT count(*) AS n FROM day_visits WHERE ${where}`, {
-        readOnly: true,
-      });
-      return Number(row.n);
-    };
-    let store = await DuckDbEventStore.open(dir, options);
-    try {
-      await store.migrate();
-      await store.insert(
-        randomEvents(next, 900, { start, days: 6, visitor: () => pick(next, visitors), mixed: 0.05 }),
-      );
-      clock.advance(11_000);
-      await store.upkeep();
-      const expected = await all();
-      await store.close();
-      // The table as version 9 made it, with its rows: version 10 added the attributes.
-      await storeFileSql(
-        dir,
-        `CREATE TABLE day_visits_v9 AS
-           SELECT website_id, day, visitor, start, finish, until, pageviews, hour, exit_page FROM day_visits;
+        return result;
+      };
+      const visitRows = async (where: string) => {
+        const [row = {}] = await storeFileSql(dir, `SELECT count(*) AS n FROM day_visits WHERE ${where}`, {
+          readOnly: true,
+        });
+        return Number(row.n);
+      };
+      let store = await DuckDbEventStore.open(dir, options);
+      try {
+        await store.migrate();
+        await store.insert(
+          randomEvents(next, 900, { start, days: 6, visitor: () => pick(next, visitors), mixed: 0.05 }),
+        );
+        clock.advance(11_000);
+        await store.upkeep();
+        const expected = await all();
+        await store.close();
+        // The table as the older version made it, with its rows.
+        await storeFileSql(
+          dir,
+          `CREATE TABLE day_visits_older AS SELECT ${older.columns} FROM day_visits;
          DROP TABLE day_visits;
-         ALTER TABLE day_visits_v9 RENAME TO day_visits;
-         DELETE FROM schema_migrations WHERE version = 10;`,
-      );
-      assert.ok((await visitRows("true")) > 0, "folded visits to migrate");
-      store = await DuckDbEventStore.open(dir, options);
-      await store.migrate();
-      assert.deepEqual(await all(), expected, "counted from the events until folded again");
-      clock.advance(11_000);
-      await store.upkeep();
-      assert.deepEqual(await all(), expected, "folded again");
-      await store.close();
-      assert.ok((await visitRows("NOT mixed AND browser IS NOT NULL")) > 0, "steady visits hold attributes");
-      assert.ok((await visitRows("mixed AND browser IS NULL")) > 0, "mixed ones do not");
-      store = await DuckDbEventStore.open(dir, options);
-    } finally {
-      await store.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+         ALTER TABLE day_visits_older RENAME TO day_visits;
+         DELETE FROM schema_migrations WHERE version IN (${older.since.join(", ")});`,
+        );
+        assert.ok((await visitRows("true")) > 0, "folded visits to migrate");
+        store = await DuckDbEventStore.open(dir, options);
+        await store.migrate();
+        assert.deepEqual(await all(), expected, "counted from the events until folded again");
+        clock.advance(11_000);
+        await store.upkeep();
+        assert.deepEqual(await all(), expected, "folded again");
+        await store.close();
+        assert.ok(
+          (await visitRows("NOT mixed AND browser IS NOT NULL")) > 0,
+          "steady visits hold attributes",
+        );
+        assert.ok((await visitRows("mixed AND browser IS NULL")) > 0, "mixed ones do not");
+        assert.ok((await visitRows("first_of_day AND day_hours > 0")) > 0, "visits hold their day's hours");
+        store = await DuckDbEventStore.open(dir, options);
+      } finally {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it("keeps one visitor one visitor across a restart, and forgets a day's ids once its salt is gone", async () => {
     const dir = tempDir("analytics-aggregates-");

@@ -329,4 +329,34 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       );
       UPDATE event_days SET folded = false;`,
   },
+  {
+    version: 11,
+    name: "day_visits with the hours of the visitor's day, and every day to fold again",
+    // The hours of day with a pageview of the visitor's day on each visit (aggregate-sql.ts,
+    // dayVisitsSql): unique visitors by hour filtered on the visitor's attributes read the
+    // visits alone. Made again and empty, as in version 10.
+    sql: `
+      DROP TABLE day_visits;
+      CREATE TABLE day_visits (
+        website_id INTEGER NOT NULL,
+        day DATE NOT NULL,
+        visitor UINTEGER NOT NULL,
+        start UINTEGER NOT NULL,
+        finish UINTEGER NOT NULL,
+        until UINTEGER NOT NULL,
+        pageviews UINTEGER NOT NULL,
+        hour UTINYINT NOT NULL,
+        exit_page UINTEGER,
+        mixed BOOLEAN NOT NULL,
+        browser UINTEGER,
+        os UINTEGER,
+        device UINTEGER,
+        resolution UINTEGER,
+        language UINTEGER,
+        place UINTEGER,
+        first_of_day BOOLEAN NOT NULL,
+        day_hours UINTEGER NOT NULL
+      );
+      UPDATE event_days SET folded = false;`,
+  },
 ];
