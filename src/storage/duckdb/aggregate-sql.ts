@@ -396,17 +396,25 @@ function foldedWindow(
   const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
   const time = timeSql(query.zone, start, end);
   const events = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-  const range = `BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)`;
-  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  // Bound when first used: a statement must use every value bound for it.
+  let bound: { range: string; open: string[] } | null = null;
+  const values = () => {
+    bound ??= {
+      range: `BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)`,
+      open: openDays.map((day) => `CAST(${bind(day)} AS DATE)`),
+    };
+    return bound;
+  };
   return {
     time,
     events,
-    folded: (alias: string) =>
-      `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day ${range}${
-        open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : ""
-      }`,
+    folded: (alias: string) => {
+      const { range, open } = values();
+      const notOpen = open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : "";
+      return `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day ${range}${notOpen}`;
+    },
     openEvents:
-      open.length > 0 ? `${events} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})` : null,
+      openDays.length > 0 ? `${events} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})` : null,
   };
 }
 
@@ -423,13 +431,25 @@ function visitorFilter(filter: StatsFilter): boolean {
  * visits' attributes. The caller says whether the window holds mixed visits too
  * (`mixedVisits`), which are read through their events.
  */
-export function readsVisitAttributes(query: StatsQuery): boolean {
+function readsVisitAttributes(query: StatsQuery): boolean {
   const { stat, filters } = query;
   return (stat.rows === "visits" || stat.measure === "visitors") && filtersVisitorAttributes(filters);
 }
 
+/**
+ * Whether a filtered query reads the folded visits (day_visits): then it needs the window's
+ * open days (counted from their events), and, filtered on the visitor's attributes alone
+ * (filtersVisitorAttributes), whether the window holds mixed visits.
+ */
+export function readsFoldedVisits(query: StatsQuery): boolean {
+  const { stat, filters } = query;
+  return (
+    filters.length > 0 && (stat.rows === "visits" || stat.dimension === "day" || readsVisitAttributes(query))
+  );
+}
+
 /** Whether there are filters, all on the visitor's attributes (visitorFilter). */
-function filtersVisitorAttributes(filters: readonly StatsFilter[]): boolean {
+export function filtersVisitorAttributes(filters: readonly StatsFilter[]): boolean {
   return filters.length > 0 && filters.every(visitorFilter);
 }
 
@@ -530,17 +550,15 @@ function filteredVisitorsSql(
  * the window not folded yet in the query's zone (YYYY-MM-DD, ascending): their rows in
  * daily_stats and day_visits, if any, are out of date, so they are counted from the raw
  * events instead. A filtered query counts every day from the raw events (the folds count
- * all events), except that a filtered visit statistic reads the folded days' visits.
+ * all events), except where it reads the folded days' visits (readsFoldedVisits): a
+ * statistic of days counts as dayCountsSql does, so alike on its own and with others.
  * `numbers` are the stored numbers of the filters' values (numberedField), by position;
- * `mixedVisits`, whether the window's folded visits hold mixed ones (readsVisitAttributes).
+ * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes).
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
-  {
-    numbers = [],
-    mixedVisits = true,
-  }: { numbers?: readonly (number | undefined)[]; mixedVisits?: boolean } = {},
+  { numbers = [], mixedVisits = true }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
@@ -548,7 +566,10 @@ export function statQuerySql(
     return `$${params.length}`;
   };
   let counted: string;
-  if (query.filters.length > 0 && query.stat.rows === "visits") {
+  if (query.filters.length > 0 && query.stat.dimension === "day") {
+    const days = daysSql({ ...query, stats: [query.stat] }, openDays, { numbers, mixedVisits }, bind);
+    counted = `(SELECT day AS value, n FROM (${days}))`;
+  } else if (query.filters.length > 0 && query.stat.rows === "visits") {
     const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
     counted = filteredVisitsSql(query, openDays, filters, bind, mixedVisits);
   } else if (readsVisitAttributes(query)) {
@@ -610,16 +631,29 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  {
-    numbers = [],
-    mixedVisits = true,
-  }: { numbers?: readonly (number | undefined)[]; mixedVisits?: boolean } = {},
+  options: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
     return `$${params.length}`;
   };
+  return { sql: daysSql(query, openDays, options, bind), params };
+}
+
+/** What a query's SQL is given, read by the store first: see statQuerySql. */
+interface ReadOptions {
+  numbers?: readonly (number | undefined)[];
+  mixedVisits?: boolean;
+}
+
+/** dayCountsSql's statement, its values bound through `bind` ($1 the website). */
+function daysSql(
+  query: DaysQuery,
+  openDays: readonly string[],
+  { numbers = [], mixedVisits = true }: ReadOptions,
+  bind: (value: string | number) => string,
+): string {
   for (const stat of query.stats)
     if (stat.dimension !== "day") throw new Error(`${stat.name} is not a statistic of days`);
   const window = foldedWindow(query, openDays, bind);
@@ -635,7 +669,8 @@ export function dayCountsSql(
   const ctes: string[] = [];
   // Where the raw events are read, and the folded visits matched with them (`v`), if any.
   let counted: string | null = window.openEvents;
-  let foldedVisits: string | null = null;
+  // (A function: its days are bound only if the visits are read.)
+  let foldedVisits: (() => string) | null = null;
   if (!filtered) {
     parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
       WHERE ${window.folded("v")} AND stat IN (${ids(query.stats)}) GROUP BY stat, day`);
@@ -652,11 +687,11 @@ export function dayCountsSql(
         SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
       counted =
         counted === null ? `${window.events} AND ${mixed}` : `${window.events} AND (${mixed} OR ${counted})`;
-      foldedVisits = `${window.folded("v")} AND v.mixed`;
+      foldedVisits = () => `${window.folded("v")} AND v.mixed`;
     }
   } else {
     counted = window.events;
-    foldedVisits = window.folded("v");
+    foldedVisits = () => window.folded("v");
   }
   if (counted !== null) {
     ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${time.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
@@ -667,7 +702,7 @@ export function dayCountsSql(
       const visits: string[] = [];
       if (foldedVisits !== null)
         visits.push(`SELECT v.day, v.start, v.finish, v.pageviews FROM day_visits v
-          SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits}`);
+          SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits()}`);
       if (window.openEvents !== null)
         visits.push(`SELECT ${date} AS day, start, finish, pageviews
           FROM (${visitRowsSql(window.openEvents, time, false, filters)})`);
@@ -686,10 +721,8 @@ export function dayCountsSql(
       parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, n FROM (${count})`);
     }
   }
-  if (parts.length === 0) return { sql: "SELECT NULL AS stat, NULL AS day, NULL AS n WHERE false", params };
-  return {
-    sql: `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}SELECT stat, strftime(day, '%Y-%m-%d') AS day,
-        CAST(sum(n) AS BIGINT) AS n FROM (${parts.join(" UNION ALL ")}) GROUP BY stat, day HAVING sum(n) > 0`,
-    params,
-  };
+  if (parts.length === 0)
+    return "SELECT CAST(NULL AS UTINYINT) AS stat, CAST(NULL AS VARCHAR) AS day, CAST(NULL AS BIGINT) AS n WHERE false";
+  return `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}SELECT stat, strftime(day, '%Y-%m-%d') AS day,
+      CAST(sum(n) AS BIGINT) AS n FROM (${parts.join(" UNION ALL ")}) GROUP BY stat, day HAVING sum(n) > 0`;
 }

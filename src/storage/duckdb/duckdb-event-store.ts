@@ -33,9 +33,10 @@ import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
   dayCountsSql,
+  filtersVisitorAttributes,
   foldDaySql,
   numberedField,
-  readsVisitAttributes,
+  readsFoldedVisits,
   statQuerySql,
   timeSql,
 } from "./aggregate-sql.js";
@@ -302,14 +303,11 @@ export class DuckDbEventStore implements EventStore {
 
   private async readStat(query: StatsQuery): Promise<StatsPage> {
     // A filtered query counts every day from its events (statQuerySql), but for those that
-    // read the folded visits (visit statistics, and unique visitors filtered on their
-    // attributes).
-    const openDays =
-      query.filters.length === 0 || query.stat.rows === "visits" || readsVisitAttributes(query)
-        ? await this.openDays(query)
-        : [];
+    // read the folded visits.
+    const folded = query.filters.length === 0 || readsFoldedVisits(query);
+    const openDays = folded ? await this.openDays(query) : [];
     const numbers = await this.filterNumbers(query);
-    const mixedVisits = readsVisitAttributes(query) && (await this.holdsMixedVisits(query));
+    const mixedVisits = readsFoldedVisits(query) && (await this.holdsMixedVisits(query));
     const { page, total } = statQuerySql(query, openDays, { numbers, mixedVisits });
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
@@ -327,7 +325,7 @@ export class DuckDbEventStore implements EventStore {
   private async readDays(query: DaysQuery): Promise<DayCounts> {
     const openDays = await this.openDays(query);
     const numbers = await this.filterNumbers(query);
-    const mixedVisits = query.filters.length > 0 && (await this.holdsMixedVisits(query));
+    const mixedVisits = await this.holdsMixedVisits(query);
     const { sql, params } = dayCountsSql(query, openDays, { numbers, mixedVisits });
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
@@ -355,8 +353,15 @@ export class DuckDbEventStore implements EventStore {
     return rows.getRowObjects().map((row) => String(row.day));
   }
 
-  /** Whether the window's folded visits include some of a visitor's day with mixed attributes (aggregate-sql.ts). */
-  private async holdsMixedVisits(query: Pick<StatsQuery, "websiteId" | "from" | "to">): Promise<boolean> {
+  /**
+   * Whether a query filtered on the visitor's attributes alone finds visitors' days with
+   * mixed attributes among its window's folded visits (aggregate-sql.ts); false for others,
+   * which do not ask.
+   */
+  private async holdsMixedVisits(
+    query: Pick<StatsQuery, "websiteId" | "from" | "to" | "filters">,
+  ): Promise<boolean> {
+    if (!filtersVisitorAttributes(query.filters)) return false;
     const [row] = (
       await this.reader.runAndReadAll(
         `SELECT count(*) AS n FROM day_visits
