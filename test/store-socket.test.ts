@@ -94,6 +94,20 @@ describe("the embedded store's control socket", () => {
       };
       assert.deepEqual(await remote.queryStat(query), await store.queryStat(query), stat.name);
     }
+    const days = {
+      websiteId: 1,
+      stats: STATS.filter((stat) => stat.dimension === "day"),
+      from: "2026-04-01",
+      to: "2026-04-03",
+      filters: [],
+      zone: "UTC",
+    };
+    const answered = await remote.queryDays(days);
+    assert.ok(
+      Object.values(answered).some((byDay) => Object.keys(byDay).length > 0),
+      "days counted",
+    );
+    assert.deepEqual(answered, await store.queryDays(days), "statistics of days");
     await remote.rebuildAggregates(1);
     await remote.deleteWebsite(2);
     assert.equal(await store.countEvents(2), 0);
