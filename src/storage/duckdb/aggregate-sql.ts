@@ -383,6 +383,16 @@ function filterSql(filter: StatsFilter, bind: (value: string) => string, number?
   return isNegated(operator) ? `NOT ${held}` : held;
 }
 
+/** The query's filters as one condition on the events `e` (filterSql), or null for none. */
+function filtersSql(
+  filters: readonly StatsFilter[],
+  numbers: readonly (number | undefined)[],
+  bind: (value: string) => string,
+): string | null {
+  if (filters.length === 0) return null;
+  return filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
+}
+
 /**
  * What a filtered query reading the folded visits needs of its window: the zone's time, the
  * window's events (`e`), the condition on day_visits `alias` for its folded days, and the
@@ -492,11 +502,11 @@ function filteredVisitsSql(
 }
 
 /**
- * Unique visitors by day, by hour or by an attribute of theirs, filtered on their attributes
- * alone (readsVisitAttributes), as `value`, `n`: a steady visitor's day of the folded days is
- * its first visit, one value of each attribute and its hours, counted if they match (at 10M events a scan of
- * the 3.3M visits, against the distinct visitors of 4.3M matching events); a mixed one is
- * counted from its events, and so are the open days.
+ * Unique visitors by hour or by an attribute of theirs (by day: daysSql), filtered on their
+ * attributes alone (readsVisitAttributes), as `value`, `n`: a steady visitor's day of the
+ * folded days is its first visit, one value of each attribute and its hours, counted if they
+ * match (at 10M events a scan of the 3.3M visits, against the distinct visitors of 4.3M
+ * matching events); a mixed one is counted from its events, and so are the open days.
  */
 function filteredVisitorsSql(
   query: StatsQuery,
@@ -511,8 +521,7 @@ function filteredVisitorsSql(
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
   const place = ["country", "city", "continent"].includes(stat.dimension);
   const hour = stat.dimension === "hour";
-  const key =
-    stat.dimension === "day" ? "NULL" : hour ? "e.day_hours" : place ? "e.place" : `e.${stat.dimension}`;
+  const key = hour ? "e.day_hours" : place ? "e.place" : `e.${stat.dimension}`;
   let counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
     WHERE ${window.folded("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
   // By hour: the visitors' days counted by their hours of day (a few thousand sets), then
@@ -522,14 +531,11 @@ function filteredVisitorsSql(
       FROM (${counted}) c, (SELECT CAST(range AS UINTEGER) AS k FROM range(24)) h
       WHERE (c.k >> h.k) & 1 = 1 GROUP BY ALL`;
   // The same columns as statCountsSql: a place named here (each day's visitor has one).
-  const value =
-    stat.dimension === "day"
-      ? "strftime(c.day, '%Y-%m-%d')"
-      : hour
-        ? "lpad(CAST(c.k AS VARCHAR), 2, '0')"
-        : place
-          ? `coalesce(p.${stat.dimension}, '')`
-          : "NULL";
+  const value = hour
+    ? "lpad(CAST(c.k AS VARCHAR), 2, '0')"
+    : place
+      ? `coalesce(p.${stat.dimension}, '')`
+      : "NULL";
   const parts = [
     `SELECT c.website_id, CAST(${stat.id} AS UTINYINT) AS stat, c.day, CAST(${value} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "c.k" : "NULL"} AS UINTEGER) AS number, c.count
@@ -565,24 +571,23 @@ export function statQuerySql(
     params.push(value);
     return `$${params.length}`;
   };
+  const filters = filtersSql(query.filters, numbers, bind);
   let counted: string;
-  if (query.filters.length > 0 && query.stat.dimension === "day") {
-    const days = daysSql({ ...query, stats: [query.stat] }, openDays, { numbers, mixedVisits }, bind);
+  if (filters === null) counted = foldedAndOpenSql(query, openDays, bind);
+  else if (query.stat.dimension === "day") {
+    const days = daysSql({ ...query, stats: [query.stat] }, openDays, filters, mixedVisits, bind);
     counted = `(SELECT day AS value, n FROM (${days}))`;
-  } else if (query.filters.length > 0 && query.stat.rows === "visits") {
-    const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
+  } else if (query.stat.rows === "visits") {
     counted = filteredVisitsSql(query, openDays, filters, bind, mixedVisits);
   } else if (readsVisitAttributes(query)) {
-    const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
     counted = filteredVisitorsSql(query, openDays, filters, bind, mixedVisits);
-  } else if (query.filters.length > 0) {
+  } else {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
-    const filters = query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ");
     counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
       statCountsSql(query.stat, window, timeSql(query.zone, start, end), false, filters),
     )} GROUP BY value)`;
-  } else counted = foldedAndOpenSql(query, openDays, bind);
+  }
   const conditions = ["c.n > 0"];
   if (query.stat.omitsEmptyValue) conditions.push("c.value <> ''");
   if (query.search) conditions.push(`strpos(lower(c.value), ${bind(query.search)}) > 0`);
@@ -631,14 +636,15 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  options: ReadOptions = {},
+  { numbers = [], mixedVisits = true }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
     return `$${params.length}`;
   };
-  return { sql: daysSql(query, openDays, options, bind), params };
+  const filters = filtersSql(query.filters, numbers, bind);
+  return { sql: daysSql(query, openDays, filters, mixedVisits, bind), params };
 }
 
 /** What a query's SQL is given, read by the store first: see statQuerySql. */
@@ -647,22 +653,18 @@ interface ReadOptions {
   mixedVisits?: boolean;
 }
 
-/** dayCountsSql's statement, its values bound through `bind` ($1 the website). */
+/** dayCountsSql's statement, `filters` as filtersSql gives them, values bound through `bind` ($1 the website). */
 function daysSql(
   query: DaysQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true }: ReadOptions,
+  filters: string | null,
+  mixedVisits: boolean,
   bind: (value: string | number) => string,
 ): string {
   for (const stat of query.stats)
     if (stat.dimension !== "day") throw new Error(`${stat.name} is not a statistic of days`);
   const window = foldedWindow(query, openDays, bind);
   const { time } = window;
-  const filtered = query.filters.length > 0;
-  const filters = filtered
-    ? query.filters.map((filter, i) => filterSql(filter, bind, numbers[i])).join(" AND ")
-    : null;
-  const ids = (stats: readonly StatDefinition[]) => stats.map((stat) => stat.id).join(", ");
   const steady =
     filtersVisitorAttributes(query.filters) && query.stats.every((stat) => steadyVisitMeasure(stat) !== null);
   const parts: string[] = [];
@@ -671,9 +673,9 @@ function daysSql(
   let counted: string | null = window.openEvents;
   // (A function: its days are bound only if the visits are read.)
   let foldedVisits: (() => string) | null = null;
-  if (!filtered) {
+  if (filters === null) {
     parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
-      WHERE ${window.folded("v")} AND stat IN (${ids(query.stats)}) GROUP BY stat, day`);
+      WHERE ${window.folded("v")} AND stat IN (${query.stats.map((stat) => stat.id).join(", ")}) GROUP BY stat, day`);
   } else if (steady) {
     // One scan of the visits for every statistic: a column each, then a row each.
     const visits = `SELECT * FROM day_visits e WHERE ${window.folded("e")} AND NOT e.mixed AND ${filters}`;

@@ -304,10 +304,10 @@ export class DuckDbEventStore implements EventStore {
   private async readStat(query: StatsQuery): Promise<StatsPage> {
     // A filtered query counts every day from its events (statQuerySql), but for those that
     // read the folded visits.
-    const folded = query.filters.length === 0 || readsFoldedVisits(query);
-    const openDays = folded ? await this.openDays(query) : [];
+    const visits = readsFoldedVisits(query);
+    const openDays = query.filters.length === 0 || visits ? await this.openDays(query) : [];
     const numbers = await this.filterNumbers(query);
-    const mixedVisits = readsFoldedVisits(query) && (await this.holdsMixedVisits(query));
+    const mixedVisits = visits && (await this.holdsMixedVisits(query));
     const { page, total } = statQuerySql(query, openDays, { numbers, mixedVisits });
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
