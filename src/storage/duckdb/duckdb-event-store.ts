@@ -127,17 +127,7 @@ export class DuckDbEventStore implements EventStore {
   static async open(dataDir: string, options: EngineOptions = {}): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
-      // DuckDB's share of the server's memory (300 MB in all): its cache of the file's blocks
-      // and the queries' working memory. The cache keeps every block an import writes until
-      // the limit: importing 10M events, the server peaked at 648-681 MB with 256 MB here,
-      // 539-559 with this and the flush below (bench/import-memory.mjs --events 10000000).
-      // Statistics at 10M events answer as fast, but for the places' unique visitors under
-      // broad per-event filters (25-30 % slower: their hash tables no longer fit beside the
-      // events' blocks; bench/RESULTS.md, "DuckDB's share of memory").
-      memory_limit: "128MB",
-      // Memory DuckDB's allocator may keep after a task that used more than this (default
-      // 128 MB, which a day's fold reaches): returned to the system instead.
-      allocator_flush_threshold: "32MB",
+      memory_limit: "256MB",
       // The cores this process may run on: DuckDB counts the machine's and ignores CPU
       // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
       // extra threads competing with the event loop for that core.
