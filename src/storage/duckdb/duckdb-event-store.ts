@@ -35,6 +35,7 @@ import {
   dayCountsSql,
   filtersVisitorAttributes,
   foldDaySql,
+  instantSql,
   numberedField,
   readsFoldedVisits,
   statQuerySql,
@@ -71,6 +72,14 @@ const WEBSITE_TABLES = ["events", "daily_stats", "day_visits", "visitor_ids", "e
  * exact, only slower.
  */
 const SETTLE_MS = 10_000;
+/**
+ * The most events of a day whose visits a fold finds in one statement (foldDaySql's
+ * `parts`). Finding the visits of a day of 3.5M events at once needs more than 128 MB, and
+ * with 256 MB it failed once DuckDB's cache held the blocks an import had just written
+ * (seeding 100M events, bench/RESULTS.md: "Out of Memory Error"): its window functions hold
+ * every event they read. A part of 500,000 needs about a seventh of that.
+ */
+const FOLD_PART_EVENTS = 500_000;
 /** How often the store looks for days to fold (and, once a day, visitor ids to delete). */
 const UPKEEP_INTERVAL_MS = 5_000;
 /** The log's size from which an insert checkpoints after committing: DuckDB's default threshold. */
@@ -115,6 +124,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly clock: Clock,
     upkeep: boolean,
     private readonly onUpkeepError: (error: unknown) => void,
+    private readonly foldPartEvents: number,
   ) {
     this.timer = upkeep
       ? setInterval(() => {
@@ -124,7 +134,11 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /** The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by itself. */
-  static async open(dataDir: string, options: EngineOptions = {}): Promise<DuckDbEventStore> {
+  /** `foldPartEvents` (FOLD_PART_EVENTS by default) lets tests fold small days in parts. */
+  static async open(
+    dataDir: string,
+    options: EngineOptions & { foldPartEvents?: number } = {},
+  ): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings: Record<string, string> = {
       memory_limit: "256MB",
@@ -155,6 +169,7 @@ export class DuckDbEventStore implements EventStore {
         options.clock ?? systemClock,
         options.upkeep ?? false,
         options.onUpkeepError ?? (() => undefined),
+        options.foldPartEvents ?? FOLD_PART_EVENTS,
       );
     } catch (error) {
       instance?.closeSync();
@@ -511,7 +526,16 @@ export class DuckDbEventStore implements EventStore {
   private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
     await this.serialised(() =>
       this.inTransaction(async () => {
-        for (const statement of foldDaySql(websiteId, zone, day)) await this.writer.run(statement);
+        const { start, end } = zoneRule(zone).rangeOf(day, day);
+        const counted = await this.writer.runAndReadAll(
+          `SELECT count(*) AS n FROM events WHERE website_id = $1 AND ts >= ${instantSql(start)} AND ts < ${instantSql(end)}`,
+          [websiteId],
+        );
+        const parts = Math.max(
+          1,
+          Math.ceil(Number(counted.getRowObjects()[0]?.n ?? 0) / this.foldPartEvents),
+        );
+        for (const statement of foldDaySql(websiteId, zone, day, parts)) await this.writer.run(statement);
         await this.writer.run(
           `UPDATE event_days SET folded = true
            WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
