@@ -133,8 +133,10 @@ export class DuckDbEventStore implements EventStore {
       : null;
   }
 
-  /** The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by itself. */
-  /** `foldPartEvents` (FOLD_PART_EVENTS by default) lets tests fold small days in parts. */
+  /**
+   * The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by
+   * itself. `foldPartEvents` (FOLD_PART_EVENTS by default) lets tests fold small days in parts.
+   */
   static async open(
     dataDir: string,
     options: EngineOptions & { foldPartEvents?: number } = {},
