@@ -9,11 +9,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { ManualClock } from "../src/clock.js";
 import { loadConfig } from "../src/config.js";
 import { StoreBusyError } from "../src/errors.js";
 import { STATS } from "../src/stats/catalog.js";
-import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import { DuckDbEventStore, duckDbSettings } from "../src/storage/duckdb/duckdb-event-store.js";
 import { openEventStore } from "../src/storage/open-storage.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { runCli } from "./support/cli.js";
@@ -201,6 +202,35 @@ describe("embedded store file", () => {
     );
     assert.deepEqual(written, [{ written: "2026-06-10" }]);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lets DuckDB evict what batches appended between checkpoints left in its memory", async () => {
+    // DuckDB 1.5.5 kept about 2.5 bytes of every row appended between two checkpoints in
+    // its cache, where nothing could evict them: a store of 100M events ran out of memory
+    // while inserting. Here 8M rows in batches of 50,000, a checkpoint every 4 batches as
+    // the store's log threshold makes them: 1.5.5 keeps ~20 MB; 1.5.6 ~4 MB.
+    const dir = tempDir("analytics-evict-");
+    const instance = await DuckDBInstance.create(path.join(dir, "events.duckdb"), duckDbSettings());
+    try {
+      const connection = await instance.connect();
+      await connection.run("CREATE TABLE t (website_id INTEGER, ts INTEGER, visitor UINTEGER, hash UBIGINT)");
+      for (let batch = 0; batch < 160; batch++) {
+        await connection.run(
+          `INSERT INTO t SELECT 1, ${batch * 50_000} + range, range % 17_389, hash(${batch * 50_000} + range)
+           FROM range(50000)`,
+        );
+        if (batch % 4 === 3) await connection.run("CHECKPOINT");
+      }
+      const memory = await connection.runAndReadAll("SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()");
+      const before = memory.getRowObjects()[0]?.bytes;
+      await assert.doesNotReject(
+        connection.run("SET memory_limit = '12MB'"),
+        `DuckDB could not evict its cache (${before} bytes) down to 12 MB`,
+      );
+    } finally {
+      instance.closeSync();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("says a damaged file is damaged, not in use by a running server", async () => {

@@ -101,6 +101,30 @@ interface Numbered {
   texts: StringNumbers[];
 }
 
+/** The settings the store opens DuckDB with. */
+export function duckDbSettings(): Record<string, string> {
+  return {
+    // DuckDB's cache and working memory. DuckDB 1.5.5 kept a part of what was appended
+    // between two checkpoints in it for good (a store seeded with 100M events ran out at
+    // 99.9M); duckdb-storage.test.ts checks that the engine lets it go.
+    memory_limit: "256MB",
+    // The cores this process may run on: DuckDB counts the machine's and ignores CPU
+    // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
+    // extra threads competing with the event loop for that core.
+    threads: String(os.availableParallelism()),
+    default_block_size: String(NEW_FILE_BLOCK_BYTES),
+    // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
+    // (duckdb/duckdb#25819): arms that all read the events through the same joins got
+    // values swapped between columns (seen in an earlier rebuild that was one UNION of
+    // every statistic; a query's folded and open arms are such a UNION). Fixed on 1.6.
+    disabled_optimizers: "common_subplan",
+    // No checkpoint inside a COMMIT: one that fails (a full disk) fails the COMMIT although
+    // the batch is in the log, and the caller would write it again. The store checkpoints
+    // after committing instead (checkpointIfLogIsLarge).
+    checkpoint_threshold: "1TB",
+  };
+}
+
 export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private prunedOn = 0;
@@ -142,23 +166,7 @@ export class DuckDbEventStore implements EventStore {
     options: EngineOptions & { foldPartEvents?: number } = {},
   ): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
-    const settings: Record<string, string> = {
-      memory_limit: "256MB",
-      // The cores this process may run on: DuckDB counts the machine's and ignores CPU
-      // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
-      // extra threads competing with the event loop for that core.
-      threads: String(os.availableParallelism()),
-      default_block_size: String(NEW_FILE_BLOCK_BYTES),
-      // DuckDB 1.5.1 and later can answer wrongly when UNION ALL arms share a join subtree
-      // (duckdb/duckdb#25819): arms that all read the events through the same joins got
-      // values swapped between columns (seen in an earlier rebuild that was one UNION of
-      // every statistic; a query's folded and open arms are such a UNION). Fixed on 1.6.
-      disabled_optimizers: "common_subplan",
-      // No checkpoint inside a COMMIT: one that fails (a full disk) fails the COMMIT although
-      // the batch is in the log, and the caller would write it again. The store checkpoints
-      // after committing instead (checkpointIfLogIsLarge).
-      checkpoint_threshold: "1TB",
-    };
+    const settings = duckDbSettings();
     const file = path.join(dataDir, "events.duckdb");
     let instance: DuckDBInstance | null = null;
     try {
