@@ -221,7 +221,9 @@ describe("embedded store file", () => {
         );
         if (batch % 4 === 3) await connection.run("CHECKPOINT");
       }
-      const memory = await connection.runAndReadAll("SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()");
+      const memory = await connection.runAndReadAll(
+        "SELECT sum(memory_usage_bytes) AS bytes FROM duckdb_memory()",
+      );
       const before = memory.getRowObjects()[0]?.bytes;
       await assert.doesNotReject(
         connection.run("SET memory_limit = '12MB'"),
