@@ -25,6 +25,7 @@ const SUITES = [
   "visitor-hasher",
   "websites-api",
   "websites-list",
+  "web-account",
 ];
 
 if (!process.env.ANALYTICS_TEST_DATABASE_URL) {

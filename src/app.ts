@@ -17,6 +17,7 @@ import { createHttpServer } from "./http-server.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
 import { rewriteUndecodablePath } from "./url-rewrite.js";
+import { accountRoutes } from "./web/account-routes.js";
 
 export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -131,12 +132,19 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });
+  const assets = loadPageAssets();
+  await app.register(accountRoutes, {
+    owners: container.owners,
+    websites: container.websites,
+    stylesheet: assets.stylesheet.path,
+    publicUrl: config.publicUrl,
+  });
   // Registered last and matching only paths with a dot, so /{domain} shadows no route above.
   await app.register(pageRoutes, {
     access: container.pageAccess,
     stats: container.stats,
     clock: container.clock,
-    assets: loadPageAssets(),
+    assets,
     geo: config.geoipDb ? "maxmind" : "dbip",
     publicUrl: config.publicUrl,
   });

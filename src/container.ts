@@ -2,6 +2,7 @@
 // a socket, a file handle or a timer is created here and nowhere at import time.
 
 import path from "node:path";
+import { newSetupCode, OwnerSessions } from "./accounts/owner-sessions.js";
 import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
 import { CollectEndpoint } from "./collect/collect-endpoint.js";
@@ -56,6 +57,10 @@ export interface Container {
   readonly passwords: PasswordHasher;
   /** Who may see each website's public stats page. */
   readonly pageAccess: PageAccess;
+  /** Owners signed in to the web app, and its first user's setup. */
+  readonly owners: OwnerSessions;
+  /** The code the web app's setup page asks for, while this server has no user (else null). */
+  readonly setupCode: string | null;
   /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
   readonly reports: ReportScheduler | null;
   /** Resolves when every store answers and buffered hits can be written (GET /healthz). */
@@ -143,6 +148,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
   });
   outages = new OutageLog(notice, buffer.maxBacklog);
   const passwords = new PasswordHasher();
+  const users = new UserService(metadata.users, clock);
+  const setupCode = (await metadata.users.any()) ? null : newSetupCode();
   const stats = new StatsService(metadata.websites, eventStore);
   const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
@@ -165,7 +172,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     clock,
     metadata,
     events: eventStore,
-    users: new UserService(metadata.users, clock),
+    users,
     websites,
     pipeline,
     buffer,
@@ -190,6 +197,20 @@ export async function createContainer(config: Config, options: ContainerOptions 
       passwords,
       clock,
     }),
+    owners: new OwnerSessions(
+      {
+        users: metadata.users,
+        sessions: metadata.sessions,
+        secrets: metadata.secrets,
+        accounts: users,
+        passwords,
+        // Its own counts: a guesser of stats-page passwords does not lock owners out, nor the reverse.
+        limiter: new AttemptLimiter(clock),
+        clock,
+      },
+      setupCode,
+    ),
+    setupCode,
     reports,
     async checkHealth() {
       await Promise.all([metadata.ping(), eventStore.ping()]);

@@ -23,7 +23,8 @@ describe("analytics CLI", () => {
     await metadata.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { ...metadata.env, ...env });
+  const cli = (args: string[], env: Record<string, string> = {}, input?: string) =>
+    runCli(args, { ...metadata.env, ...env }, input);
 
   it("migrates an empty data directory", () => {
     const result = cli(["migrate", "--data-dir", dataDir]);
@@ -74,6 +75,66 @@ describe("analytics CLI", () => {
     const rotateUnknown = cli(["keys", "rotate", "--email", "nobody@example.org", "--data-dir", dataDir]);
     assert.equal(rotateUnknown.status, 1);
     assert.match(rotateUnknown.stderr, /No user/);
+  });
+
+  it("sets web app passwords from standard input, and a server prints its setup code until a user exists", async () => {
+    const dir = tempDir("analytics-cli-web-");
+    const own = await freshMetadata();
+    const run = (args: string[], input?: string) => runCli([...args, "--data-dir", dir], own.env, input);
+    const signIn = (baseUrl: string, email: string, password: string) =>
+      fetch(`${baseUrl}/sign-in`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email, password }),
+      });
+    try {
+      const fresh = await startServer(["--data-dir", dir], own.env);
+      try {
+        // Logged right after "Server listening", which startServer waits for.
+        for (let waited = 0; waited < 5_000 && !/setup code/.test(fresh.output()); waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const code = /setup code ([A-Z2-9]{4}-[A-Z2-9]{4})/.exec(fresh.output())?.[1];
+        assert.ok(code, `the log names the setup code:\n${fresh.output()}`);
+        assert.match(fresh.output(), new RegExp(`${fresh.baseUrl}/setup`));
+        const home = await fetch(`${fresh.baseUrl}/`, { redirect: "manual" });
+        assert.equal(home.status, 303);
+        assert.equal(home.headers.get("location"), "/setup");
+      } finally {
+        await fresh.stop();
+      }
+
+      const short = run(["users", "create", "--email", "web@example.org", "--password"], "short\n");
+      assert.equal(short.status, 1);
+      assert.match(short.stderr, /at least 8 characters/);
+      const created = run(
+        ["users", "create", "--email", "web@example.org", "--password"],
+        "first passphrase\n",
+      );
+      assert.equal(created.status, 0, created.stderr);
+      assert.match(created.lastLine, KEY);
+      assert.match(created.stdout, /signs in to the web app/);
+
+      const server = await startServer(["--data-dir", dir], own.env);
+      try {
+        assert.doesNotMatch(server.output(), /setup code/, "a server with users prints no code");
+        assert.equal((await signIn(server.baseUrl, "web@example.org", "first passphrase")).status, 303);
+        const reset = run(["users", "reset-password", "--email", "Web@Example.org"], "second passphrase\r\n");
+        assert.equal(reset.status, 0, reset.stderr);
+        assert.match(reset.stdout, /sign-ins? of theirs has ended/);
+        assert.equal((await signIn(server.baseUrl, "web@example.org", "first passphrase")).status, 401);
+        assert.equal((await signIn(server.baseUrl, "web@example.org", "second passphrase")).status, 303);
+      } finally {
+        await server.stop();
+      }
+      const nobody = run(["users", "reset-password", "--email", "nobody@example.org"], "third passphrase\n");
+      assert.equal(nobody.status, 1);
+      assert.match(nobody.stderr, /No user/);
+    } finally {
+      await own.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("explains unknown commands and bad configuration", () => {

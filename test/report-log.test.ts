@@ -21,7 +21,15 @@ const T0 = new Date("2026-04-13T06:00:00Z");
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
 
 async function addUser(store: MetadataStore, email: string, name: string | null = null) {
-  return store.users.create({ email, name, isAdmin: false, apiKeyId: email, apiKeyHash: "x", now: T0 });
+  return store.users.create({
+    email,
+    name,
+    isAdmin: false,
+    apiKeyId: email,
+    apiKeyHash: "x",
+    passwordHash: null,
+    now: T0,
+  });
 }
 
 async function addWebsite(store: MetadataStore, userId: number, domain: string, email: 0 | 1) {

@@ -12,6 +12,8 @@ export interface NewUserInput {
   email: string;
   name?: string | undefined;
   admin?: boolean | undefined;
+  /** The web app's password, hashed (password-hash.ts); none by default. */
+  passwordHash?: string | null | undefined;
 }
 
 export class UserService {
@@ -30,6 +32,7 @@ export class UserService {
         isAdmin: input.admin === true,
         apiKeyId: issued.keyId,
         apiKeyHash: issued.keyHash,
+        passwordHash: input.passwordHash ?? null,
         now: this.clock.now(),
       });
       return { user, apiKey: issued.key };
@@ -38,6 +41,14 @@ export class UserService {
         throw ValidationError.single("email", "The email has already been taken.");
       throw error;
     }
+  }
+
+  /** Replaces the password of the user of `email` (a stored hash) and ends their web app sign-ins. */
+  async replacePassword(email: string, passwordHash: string): Promise<UserRecord> {
+    const user = await this.users.findByEmail(normaliseEmail(email));
+    if (!user || !(await this.users.replacePassword(user.id, passwordHash, this.clock.now())))
+      throw new AppError("not_found", `No user has the email ${email}.`);
+    return user;
   }
 
   async rotateKey(email: string): Promise<{ user: UserRecord; apiKey: string }> {

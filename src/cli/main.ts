@@ -18,17 +18,22 @@ const USAGE = `Usage: analytics <command> [options]
 Commands:
   serve [--host H] [--port P] [--data-dir D]   Serve the API, tracker and pages (migrates first)
   migrate [--data-dir D]                       Create or upgrade every configured store
-  users create --email E [--name N] [--admin]  Create a user (--admin: may manage users through the API);
+  users create --email E [--name N] [--admin] [--password]
+                                               Create a user (--admin: may manage users through the API and the
+                                               web app; --password: reads one for the web app, see below);
                                                prints the new API key on the last line
+  users reset-password --email E               Set a user's web app password (read as below); ends their sign-ins
   keys rotate --email E                        Replace a user's API key; prints the new key on the last line
   aggregates rebuild [--website ID]            Recompute the statistics' aggregates from the raw events
   reports send [--period week|month] [--dry-run]
                                                Email the last full period's reports (--dry-run prints them)
   export [--website ID] [--from D] [--to D]    Write the stored events as NDJSON to standard output
   import [--file F]                            Read exported events (a file or standard input) into the event store
-  metadata copy --to TARGET                    Copy users, keys, websites, salts, secrets and the report log into an
-                                               empty store: a postgres:// URL, a data directory or an SQLite file
+  metadata copy --to TARGET                    Copy users, keys, sign-ins, websites, salts, secrets and the report
+                                               log into an empty store: a postgres:// URL, a data directory or an
+                                               SQLite file
 
+A password is typed twice at a terminal, or read from the first line of standard input.
 Every command accepts --data-dir; environment variables are listed in the README.`;
 
 type Command = (args: string[]) => Promise<number>;
@@ -38,6 +43,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import("./serve-command.js")).serveCommand,
   migrate: async () => (await import("./migrate-command.js")).migrateCommand,
   "users create": async () => (await import("./user-commands.js")).usersCreateCommand,
+  "users reset-password": async () => (await import("./user-commands.js")).usersResetPasswordCommand,
   "keys rotate": async () => (await import("./user-commands.js")).keysRotateCommand,
   "aggregates rebuild": async () => (await import("./aggregates-command.js")).aggregatesRebuildCommand,
   "reports send": async () => (await import("./reports-command.js")).reportsSendCommand,

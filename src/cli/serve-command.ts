@@ -70,6 +70,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       { dataDir: config.dataDir },
       "cannot write server-url: reports send will not know this address",
     );
+  if (container.setupCode !== null)
+    app.log.warn(
+      `no user yet: open ${address}/setup and enter the setup code ${container.setupCode} to create the first one`,
+    );
   container.reports?.start(app.log);
   // A store only this process may open (the embedded one): commands reach it through the server.
   const forCommands = await serveToCommands(config, container.events, app.log);

@@ -141,6 +141,22 @@ footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: s
   background: none; border: 0; color: var(--muted); padding: 0; min-height: 0; font-weight: 400;
   font-size: .85rem; text-decoration: underline;
 }
+/* The web app's account pages (src/web): hints and errors beside their fields, the header. */
+.hint { color: var(--muted); font-size: .8rem; margin-top: -6px; }
+.field-error { color: var(--bad); font-size: .85rem; margin-top: -6px; }
+input[aria-invalid="true"] { border-color: var(--bad); }
+.gate .error { color: var(--text); }
+.gate.in-app { margin-top: 0; }
+.notice { background: var(--bar); border-radius: 8px; padding: 10px 12px; margin: 0 0 12px; }
+header.app { padding: 12px 0; border-bottom: 1px solid var(--line); margin-bottom: 16px; }
+header.app .wrap { align-items: center; }
+header.app .home { font-weight: 700; text-decoration: none; color: var(--text); }
+header.app nav { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; font-size: .85rem; min-width: 0; }
+header.app .who { color: var(--muted); overflow-wrap: anywhere; }
+.sites { margin: 12px 0 0; padding: 0; list-style: none; }
+.sites li { padding: 6px 0; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+.created { margin-bottom: 16px; border-color: var(--visitors); }
+.key code { overflow-wrap: anywhere; font-size: .85rem; }
 @media (min-width: 1100px) {
   .lists .hours { grid-column: span 2; }
 }

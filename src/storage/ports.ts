@@ -27,6 +27,8 @@ export interface NewUser {
   isAdmin: boolean;
   apiKeyId: string;
   apiKeyHash: string;
+  /** The web app's password as password-hash.ts stores it, or null for none. */
+  passwordHash: string | null;
   now: Date;
 }
 
@@ -44,6 +46,26 @@ export interface UserRepository {
   replaceKey(userId: number, apiKeyId: string, apiKeyHash: string, now: Date): Promise<boolean>;
   /** A page of every user, newest first, and how many there are. */
   list(limit: number, offset: number): Promise<{ items: UserRecord[]; total: number }>;
+  findById(userId: number): Promise<UserRecord | null>;
+  /** Whether any user exists (with none, the web app offers its setup page). */
+  any(): Promise<boolean>;
+  /** The user of an email with their password's stored hash (null: none set). */
+  findPassword(email: string): Promise<{ user: UserRecord; passwordHash: string | null } | null>;
+  /**
+   * Replaces the user's password (null: removes it) and ends every sign-in of theirs, in one
+   * transaction; returns false when no such user.
+   */
+  replacePassword(userId: number, passwordHash: string | null, now: Date): Promise<boolean>;
+}
+
+/** Sign-ins to the web app, each known by the SHA-256 of its cookie's token (owner-sessions.ts). */
+export interface SessionRepository {
+  create(session: { tokenHash: string; userId: number; createdAt: Date; expiresAt: Date }): Promise<void>;
+  /** The user signed in by the token of this hash, while the sign-in has not expired. */
+  findUser(tokenHash: string, now: Date): Promise<UserRecord | null>;
+  delete(tokenHash: string): Promise<void>;
+  /** Deletes the sign-ins expired before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
 }
 
 export type Privacy = 0 | 1 | 2;
@@ -169,6 +191,7 @@ export interface ReportRepository {
 
 export interface MetadataStore {
   readonly users: UserRepository;
+  readonly sessions: SessionRepository;
   readonly websites: WebsiteRepository;
   readonly salts: SaltRepository;
   readonly secrets: SecretRepository;
@@ -198,6 +221,7 @@ export const METADATA_TABLES = [
   "visitor_salts",
   "server_secrets",
   "report_log",
+  "user_sessions",
 ] as const;
 export type MetadataTable = (typeof METADATA_TABLES)[number];
 

@@ -13,9 +13,11 @@ export interface CliResult {
   lastLine: string;
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): CliResult {
+/** Runs the command to its end; `input`, when given, is its standard input (else none). */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
   const result = spawnSync(CLI, args, {
     encoding: "utf8",
+    ...(input === undefined ? {} : { input }),
     env: { ...process.env, ...env },
     timeout: 30_000,
     maxBuffer: 256 * 1024 * 1024, // an export prints every event

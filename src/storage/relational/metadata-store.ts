@@ -10,6 +10,7 @@ import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
 import { RelationalSecretRepository } from "./secret-repository.js";
+import { RelationalSessionRepository } from "./session-repository.js";
 import { exportRows, type IdentityContinuer, importRows } from "./table-copy.js";
 import type { UniqueViolationDetector } from "./unique-violation.js";
 import { RelationalUserRepository } from "./user-repository.js";
@@ -35,6 +36,7 @@ export interface DialectParts {
 
 export class RelationalMetadataStore implements MetadataStore {
   readonly users: RelationalUserRepository;
+  readonly sessions: RelationalSessionRepository;
   readonly websites: RelationalWebsiteRepository;
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
@@ -45,6 +47,7 @@ export class RelationalMetadataStore implements MetadataStore {
     private readonly dialect: DialectParts,
   ) {
     this.users = new RelationalUserRepository(db, dialect.uniqueViolation);
+    this.sessions = new RelationalSessionRepository(db);
     this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);

@@ -10,8 +10,18 @@ export interface UsersTable {
   is_admin: number;
   api_key_id: string;
   api_key_hash: string;
+  /** The web app's password (password-hash.ts), or null: the user has none. */
+  password_hash: string | null;
   created_at: string | Date;
   updated_at: string | Date;
+}
+
+/** One sign-in to the web app: the SHA-256 of the token its cookie holds, never the token. */
+export interface UserSessionsTable {
+  token_hash: string;
+  user_id: number;
+  created_at: string | Date;
+  expires_at: string | Date;
 }
 
 export interface WebsitesTable {
@@ -64,4 +74,5 @@ export interface Database {
   visitor_salts: VisitorSaltsTable;
   server_secrets: ServerSecretsTable;
   report_log: ReportLogTable;
+  user_sessions: UserSessionsTable;
 }

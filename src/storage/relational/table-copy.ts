@@ -16,6 +16,7 @@ const KEYS: { readonly [T in MetadataTable]: { key: readonly string[]; identity?
   visitor_salts: { key: ["day"] },
   server_secrets: { key: ["name"] },
   report_log: { key: ["user_id", "period_key"] },
+  user_sessions: { key: ["token_hash"] },
 };
 
 /** Rows per read and per INSERT: far below either engine's limit of bound values. */

@@ -1,4 +1,4 @@
-// Users and their API key credential, in any Kysely dialect.
+// Users, their API key credential and their web app password, in any Kysely dialect.
 
 import type { Kysely, Selectable } from "kysely";
 import { formatTimestamp } from "../../clock.js";
@@ -23,6 +23,7 @@ export class RelationalUserRepository implements UserRepository {
           is_admin: user.isAdmin ? 1 : 0,
           api_key_id: user.apiKeyId,
           api_key_hash: user.apiKeyHash,
+          password_hash: user.passwordHash,
           created_at: now,
           updated_at: now,
         })
@@ -58,6 +59,33 @@ export class RelationalUserRepository implements UserRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async findById(userId: number): Promise<UserRecord | null> {
+    const row = await this.db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async any(): Promise<boolean> {
+    const row = await this.db.selectFrom("users").select("id").limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async findPassword(email: string) {
+    const row = await this.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+    return row ? { user: toUser(row), passwordHash: row.password_hash } : null;
+  }
+
+  replacePassword(userId: number, passwordHash: string | null, now: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("users")
+        .set({ password_hash: passwordHash, updated_at: formatTimestamp(now) })
+        .where("id", "=", userId)
+        .executeTakeFirst();
+      await trx.deleteFrom("user_sessions").where("user_id", "=", userId).execute();
+      return Number(result.numUpdatedRows) > 0;
+    });
+  }
+
   async list(limit: number, offset: number): Promise<{ items: UserRecord[]; total: number }> {
     const rows = await this.db
       .selectFrom("users")
@@ -74,7 +102,7 @@ export class RelationalUserRepository implements UserRepository {
   }
 }
 
-function toUser(row: Selectable<UsersTable>): UserRecord {
+export function toUser(row: Selectable<UsersTable>): UserRecord {
   return {
     id: Number(row.id),
     email: row.email,

@@ -163,6 +163,23 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
           .execute();
       },
     },
+    // Owners sign in to the web app with their email and a password (a slow salted hash;
+    // null: the user has none, and signs in with an API key alone). A sign-in is a row of
+    // user_sessions, found by the hash of the token its cookie holds, so signing out or
+    // changing the password ends it on every copy of the cookie.
+    "0009-user-passwords-and-sessions": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("users").addColumn("password_hash", "text").execute();
+        await db.schema
+          .createTable("user_sessions")
+          .addColumn("token_hash", "text", (c) => c.primaryKey())
+          .addColumn("user_id", id, (c) => c.notNull().references("users.id").onDelete("cascade"))
+          .addColumn("created_at", timestamp, (c) => c.notNull())
+          .addColumn("expires_at", timestamp, (c) => c.notNull())
+          .execute();
+        await sql`CREATE INDEX user_sessions_user_id ON user_sessions (user_id)`.execute(db);
+      },
+    },
   };
 }
 

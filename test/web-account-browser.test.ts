@@ -1,0 +1,193 @@
+// The web app's account pages in a real browser (Debian Chromium): a fresh server's setup
+// with its code, the API key shown once, sign-out, a wrong then a right password, and a
+// password change. Every page is checked by axe-core (no serious or critical violation),
+// for sideways scrolling and for breaches of its Content-Security-Policy; screenshots at
+// phone and desktop widths, light and dark, with a long domain, are saved under
+// test-output/web/ for a person to look at.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { ManualClock } from "../src/clock.js";
+import { chromiumMissing, launchChromium } from "./support/browser.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const EMAIL = "owner@browser.example";
+const PASSWORD = "a long enough passphrase";
+/** 63-character labels: the longest a domain may have, which must wrap, not widen the page. */
+const LONG_DOMAIN = `${"a".repeat(63)}.${"b".repeat(63)}.example`;
+const OUTPUT = fileURLToPath(new URL("../../test-output/web/", import.meta.url));
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const missing = chromiumMissing();
+if (missing) console.log(`# SKIPPED web-account-browser tests: ${missing}`);
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE); // evaluated by the browser's debugger: the page's CSP does not apply
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  );
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+describe("web app accounts in a real browser", { skip: missing ?? false }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base = "";
+
+  before(async () => {
+    t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium([]);
+    fs.mkdirSync(OUTPUT, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Console messages about the Content-Security-Policy (there must be none). */
+  function watchPolicy(page: Page): string[] {
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+    });
+    return violations;
+  }
+
+  /** Checks the page as it is (no sideways scrolling, axe-core) and saves its screenshot. */
+  async function look(page: Page, name: string): Promise<void> {
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+    assert.ok(overflow <= 0, `${name} is ${overflow}px wider than the viewport`);
+    await page.screenshot({ path: `${OUTPUT}${name}.png`, fullPage: true });
+    assert.deepEqual(await accessibilityProblems(page), [], `${name}: accessibility`);
+  }
+
+  it("sets up the first user with the server's code and shows their API key once", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/`);
+    assert.equal(new URL(page.url()).pathname, "/setup", "a fresh server leads to its setup");
+    await look(page, "setup-1280-light");
+
+    await page.fill("#f-code", "WRONG-CODE");
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector("#f-code-error");
+    assert.match(await page.innerText("#f-code-error"), /The setup code is wrong\./);
+    assert.equal(await page.getAttribute("#f-code", "aria-invalid"), "true");
+    assert.equal(await page.inputValue("#f-email"), EMAIL, "the email is kept");
+    await look(page, "setup-error-1280-light");
+
+    await page.fill("#f-code", t.container.setupCode ?? "");
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".key code");
+    const key = await page.innerText(".key code");
+    const created = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: LONG_DOMAIN, privacy: "0" },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    await page.goto(`${base}/`);
+    assert.equal(await page.locator(".key").count(), 0, "the key is shown only once");
+    assert.equal(await page.locator(".sites a").count(), 1);
+    const cookies = await context.cookies();
+    assert.equal(cookies.length, 1);
+    assert.equal(cookies[0]?.httpOnly, true);
+    assert.equal(cookies[0]?.sameSite, "Lax");
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  it("signs out, refuses a wrong password, signs in and changes the password", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", "not the password");
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".error");
+    assert.match(await page.innerText(".error"), /Wrong email or password\./);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".sites");
+
+    await page.click('a[href="/account/password"]');
+    await page.fill("#f-current_password", PASSWORD);
+    await page.fill("#f-new_password", "short");
+    await page.click('form:has(#f-new_password) button[type="submit"]');
+    await page.waitForSelector("#f-new_password-error");
+    await look(page, "password-error-1280-light");
+    await page.fill("#f-current_password", PASSWORD);
+    await page.fill("#f-new_password", `${PASSWORD} renewed`);
+    await page.click('form:has(#f-new_password) button[type="submit"]');
+    await page.waitForSelector(".notice");
+    assert.match(await page.innerText(".notice"), /Password changed\./);
+
+    await page.click('form.signout button[type="submit"]');
+    await page.waitForSelector("#f-email");
+    assert.equal(new URL(page.url()).pathname, "/sign-in");
+    assert.deepEqual(await context.cookies(), [], "signed out");
+    // Back to the first password, for the screenshots below.
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", `${PASSWORD} renewed`);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".sites");
+    await page.click('a[href="/account/password"]');
+    await page.fill("#f-current_password", `${PASSWORD} renewed`);
+    await page.fill("#f-new_password", PASSWORD);
+    await page.click('form:has(#f-new_password) button[type="submit"]');
+    await page.waitForSelector(".notice");
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  for (const width of [390, 1280]) {
+    for (const scheme of ["light", "dark"] as const) {
+      it(`renders sign-in and home at ${width}px in ${scheme} mode (screenshots, accessibility)`, async () => {
+        const context = await browser.newContext({
+          viewport: { width, height: width < 600 ? 844 : 900 },
+          colorScheme: scheme,
+          deviceScaleFactor: width < 600 ? 2 : 1,
+        });
+        const page = await context.newPage();
+        const violations = watchPolicy(page);
+        await page.goto(`${base}/sign-in`);
+        await page.fill("#f-email", EMAIL);
+        await page.fill("#f-password", "wrong, to show the error");
+        await page.click('button[type="submit"]');
+        await page.waitForSelector(".error");
+        await look(page, `sign-in-${width}-${scheme}`);
+        await page.fill("#f-password", PASSWORD);
+        await page.click('button[type="submit"]');
+        await page.waitForSelector(".sites");
+        await look(page, `home-${width}-${scheme}`);
+        await page.click('a[href="/account/password"]');
+        await page.waitForSelector("#f-current_password");
+        await look(page, `password-${width}-${scheme}`);
+        assert.deepEqual(violations, []);
+        await context.close();
+      });
+    }
+  }
+});

@@ -1,0 +1,285 @@
+// The web app's accounts: a fresh server leads to its setup page, which only the holder of
+// the code the server printed can use, once; owners sign in with email and password, the
+// sign-in lives in an HttpOnly cookie whose token the store keeps only hashed; signing out
+// and changing the password end it on every copy; posts from other sites and forms without
+// their sign-in's token are refused; wrong passwords are rate limited.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { LightMyRequestResponse } from "fastify";
+import { OWNER_SESSION_SECONDS } from "../src/accounts/owner-sessions.js";
+import { ManualClock } from "../src/clock.js";
+import { MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
+import { SESSION_COOKIE } from "../src/web/account-routes.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const EMAIL = "first@owner.example";
+const PASSWORD = "correct horse battery";
+const SAME_ORIGIN = { "sec-fetch-site": "same-origin" };
+
+/** The session cookie a response sets ("" when it clears it), or undefined when it sets none. */
+function sessionCookieOf(response: LightMyRequestResponse): string | undefined {
+  const headers = response.headers["set-cookie"];
+  const all = headers === undefined ? [] : Array.isArray(headers) ? headers : [headers];
+  const cookie = all.find((header) => header.startsWith(`${SESSION_COOKIE}=`));
+  return cookie === undefined ? undefined : (cookie.split(";")[0] ?? "").slice(SESSION_COOKIE.length + 1);
+}
+
+/** The form token in a signed-in page. */
+function formTokenOf(page: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(page);
+  assert.ok(match, "the page has a form token");
+  return match[1] as string;
+}
+
+describe("web app accounts", () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let nextIp = 1;
+  const freshIp = () => `203.0.113.${nextIp++}`;
+
+  const post = (
+    url: string,
+    form: Record<string, string>,
+    options: { cookie?: string; ip?: string; headers?: Record<string, string> } = {},
+  ) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      remoteAddress: options.ip ?? freshIp(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        ...SAME_ORIGIN,
+        ...(options.cookie ? { cookie: `${SESSION_COOKIE}=${options.cookie}` } : {}),
+        ...options.headers,
+      },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const get = (url: string, cookie?: string) =>
+    t.app.inject({ method: "GET", url, headers: cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {} });
+  const signIn = async (password = PASSWORD) => {
+    const response = await post("/sign-in", { email: EMAIL, password });
+    assert.equal(response.statusCode, 303, response.body);
+    const cookie = sessionCookieOf(response);
+    assert.ok(cookie, "signing in sets the cookie");
+    return cookie;
+  };
+
+  before(async () => {
+    clock = new ManualClock("2026-06-01T12:00:00Z");
+    t = await createTestApp({}, clock);
+  });
+
+  after(async () => {
+    await t.close();
+  });
+
+  it("leads a fresh server to its setup page, which only the printed code opens", async () => {
+    for (const url of ["/", "/sign-in"]) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 303, url);
+      assert.equal(response.headers.location, "/setup");
+    }
+    const page = await get("/setup");
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<form method="post" action="\/setup"/);
+    assert.match(String(page.headers["content-security-policy"]), /default-src 'none'/);
+
+    const code = t.container.setupCode;
+    assert.ok(code, "a server without users has a setup code");
+    const wrong = await post("/setup", { code: "AAAA-AAAA", email: EMAIL, password: PASSWORD });
+    assert.equal(wrong.statusCode, 403);
+    assert.match(wrong.body, /The setup code is wrong\./);
+    assert.equal(await t.container.owners.needsSetup(), true, "no user was created");
+
+    const invalid = await post("/setup", { code, email: "not an email", password: "short" });
+    assert.equal(invalid.statusCode, 422);
+    assert.match(invalid.body, /The email must be a valid email address\./);
+    assert.match(invalid.body, /aria-invalid="true"/);
+    assert.match(invalid.body, /value="not an email"/, "the email is shown again");
+    assert.equal(await t.container.owners.needsSetup(), true);
+
+    // The code as someone may type it: lowercase, without the dash.
+    const created = await post("/setup", {
+      code: code.replace("-", "").toLowerCase(),
+      email: EMAIL,
+      password: PASSWORD,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const cookie = sessionCookieOf(created);
+    assert.ok(cookie);
+    const header = String(created.headers["set-cookie"]);
+    assert.match(header, /HttpOnly/);
+    assert.match(header, /SameSite=Lax/);
+    assert.match(header, /Path=\//);
+    // The API key is shown once, on this page, and works.
+    const key = /<p class="key"><code>([^<]+)<\/code>/.exec(created.body)?.[1];
+    assert.ok(key, "the page shows the new user's API key");
+    const websites = await t.call(key, { url: "/api/v1/websites" });
+    assert.equal(websites.statusCode, 200);
+    const users = await t.call(key, { url: "/api/v1/users" });
+    assert.equal(users.statusCode, 200, "the first user is an administrator");
+
+    // Once a user exists the setup is closed, even with the right code.
+    assert.equal((await get("/setup")).headers.location, "/sign-in");
+    const again = await post("/setup", { code, email: "second@owner.example", password: PASSWORD });
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, "/sign-in");
+    assert.equal(JSON.parse((await t.call(key, { url: "/api/v1/users" })).body).meta.total, 1);
+  });
+
+  it("signs an owner in and shows their websites; the store keeps only the token's hash", async () => {
+    const refused = await post("/sign-in", { email: EMAIL, password: "wrong password" });
+    assert.equal(refused.statusCode, 401);
+    assert.match(refused.body, /Wrong email or password\./);
+    assert.equal(sessionCookieOf(refused), undefined);
+    const unknown = await post("/sign-in", { email: "nobody@owner.example", password: PASSWORD });
+    assert.equal(unknown.statusCode, 401, "an unknown email answers as a wrong password");
+
+    const cookie = await signIn();
+    assert.equal(
+      (await get("/sign-in", cookie)).headers.location,
+      "/",
+      "signed in, the sign-in page leads home",
+    );
+    const { apiKey } = await t.container.users.rotateKey(EMAIL);
+    const added = await t.call(apiKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "münchen-owner.example", privacy: "1" },
+    });
+    assert.equal(added.statusCode, 201, added.body);
+    const home = await get("/", cookie);
+    assert.equal(home.statusCode, 200);
+    assert.match(home.body, /<a href="\/xn--mnchen-owner-\w+\.example">münchen-owner\.example<\/a>/);
+    assert.match(home.body, new RegExp(EMAIL));
+
+    const stored: string[] = [];
+    for await (const rows of t.container.metadata.exportRows("user_sessions")) {
+      for (const row of rows) stored.push(String(row.token_hash));
+    }
+    assert.ok(stored.length >= 2);
+    assert.ok(!stored.includes(cookie), "the token itself is not stored");
+    assert.ok(stored.every((hash) => /^[0-9a-f]{64}$/.test(hash)));
+  });
+
+  it("refuses posts from other sites and signed-in forms without their token", async () => {
+    const crossSite = await post(
+      "/sign-in",
+      { email: EMAIL, password: PASSWORD },
+      { headers: { "sec-fetch-site": "cross-site" } },
+    );
+    assert.equal(crossSite.statusCode, 403);
+    assert.equal(sessionCookieOf(crossSite), undefined);
+    const otherOrigin = await post(
+      "/sign-in",
+      { email: EMAIL, password: PASSWORD },
+      { headers: { "sec-fetch-site": "", origin: "https://evil.example" } },
+    );
+    assert.equal(otherOrigin.statusCode, 403);
+
+    const cookie = await signIn();
+    const noToken = await post("/sign-out", {}, { cookie });
+    assert.equal(noToken.statusCode, 403);
+    const wrongToken = await post("/sign-out", { csrf: "x".repeat(43) }, { cookie });
+    assert.equal(wrongToken.statusCode, 403);
+    const otherSession = await signIn();
+    const borrowed = formTokenOf((await get("/", otherSession)).body);
+    assert.equal(
+      (await post("/sign-out", { csrf: borrowed }, { cookie })).statusCode,
+      403,
+      "another sign-in's token",
+    );
+    assert.equal((await get("/", cookie)).statusCode, 200, "still signed in");
+    const password = await post(
+      "/account/password",
+      { current_password: PASSWORD, new_password: "taken over!" },
+      { cookie },
+    );
+    assert.equal(password.statusCode, 403);
+  });
+
+  it("signs out on this cookie and every copy of it", async () => {
+    const cookie = await signIn();
+    const token = formTokenOf((await get("/", cookie)).body);
+    const out = await post("/sign-out", { csrf: token }, { cookie });
+    assert.equal(out.statusCode, 303);
+    assert.equal(out.headers.location, "/sign-in");
+    assert.equal(sessionCookieOf(out), "", "the cookie is cleared");
+    const home = await get("/", cookie);
+    assert.equal(home.statusCode, 303, "a copy of the cookie no longer signs in");
+    assert.equal(home.headers.location, "/sign-in");
+  });
+
+  it("changes the password, signing every other browser out", async () => {
+    const here = await signIn();
+    const elsewhere = await signIn();
+    const page = await get("/account/password", here);
+    assert.equal(page.statusCode, 200);
+    const token = formTokenOf(page.body);
+    const wrong = await post(
+      "/account/password",
+      { csrf: token, current_password: "not it at all", new_password: "a new passphrase" },
+      { cookie: here },
+    );
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /The current password is wrong\./);
+    const short = await post(
+      "/account/password",
+      { csrf: token, current_password: PASSWORD, new_password: "short" },
+      { cookie: here },
+    );
+    assert.equal(short.statusCode, 422);
+    assert.match(short.body, /at least 8 characters/);
+    assert.equal((await get("/", elsewhere)).statusCode, 200, "nothing changed yet");
+
+    const changed = await post(
+      "/account/password",
+      { csrf: token, current_password: PASSWORD, new_password: "a new passphrase" },
+      { cookie: here },
+    );
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.match(changed.body, /Password changed\./);
+    const renewed = sessionCookieOf(changed);
+    assert.ok(renewed && renewed !== here, "this browser gets a new sign-in");
+    assert.equal((await get("/", renewed)).statusCode, 200);
+    assert.equal((await get("/", here)).statusCode, 303, "the old sign-in ended");
+    assert.equal((await get("/", elsewhere)).statusCode, 303, "the other browser is signed out");
+    assert.equal((await post("/sign-in", { email: EMAIL, password: PASSWORD })).statusCode, 401);
+    const back = await signIn("a new passphrase");
+    const restored = await post(
+      "/account/password",
+      {
+        csrf: formTokenOf((await get("/account/password", back)).body),
+        current_password: "a new passphrase",
+        new_password: PASSWORD,
+      },
+      { cookie: back },
+    );
+    assert.equal(restored.statusCode, 200);
+  });
+
+  it("limits wrong passwords per address and email, and ends sign-ins when they expire", async () => {
+    const ip = freshIp();
+    for (let attempt = 0; attempt < MAX_WRONG_ATTEMPTS; attempt++) {
+      const response = await post("/sign-in", { email: EMAIL, password: `guess ${attempt}` }, { ip });
+      assert.equal(response.statusCode, 401);
+    }
+    const limited = await post("/sign-in", { email: EMAIL, password: PASSWORD }, { ip });
+    assert.equal(limited.statusCode, 429, "even the right password waits");
+    assert.ok(Number(limited.headers["retry-after"]) > 0);
+    assert.match(limited.body, /Too many attempts/);
+    assert.equal(
+      (await post("/sign-in", { email: EMAIL, password: PASSWORD })).statusCode,
+      303,
+      "another address is not",
+    );
+
+    const cookie = await signIn();
+    clock.advance((OWNER_SESSION_SECONDS - 60) * 1000);
+    assert.equal((await get("/", cookie)).statusCode, 200);
+    clock.advance(120_000);
+    assert.equal((await get("/", cookie)).headers.location, "/sign-in", "an expired sign-in is refused");
+    assert.ok((await t.container.owners.deleteExpired()) >= 1);
+  });
+});
