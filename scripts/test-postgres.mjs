@@ -23,9 +23,10 @@ const SUITES = [
   "unicode-domains",
   "users-api",
   "visitor-hasher",
+  "web-account",
+  "web-websites",
   "websites-api",
   "websites-list",
-  "web-account",
 ];
 
 if (!process.env.ANALYTICS_TEST_DATABASE_URL) {

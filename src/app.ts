@@ -17,7 +17,7 @@ import { createHttpServer } from "./http-server.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
 import { rewriteUndecodablePath } from "./url-rewrite.js";
-import { accountRoutes } from "./web/account-routes.js";
+import { webApp } from "./web/web-app.js";
 
 export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -133,7 +133,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     rateLimitPerMinute: config.apiRateLimit,
   });
   const assets = loadPageAssets();
-  await app.register(accountRoutes, {
+  await app.register(webApp, {
     owners: container.owners,
     websites: container.websites,
     stylesheet: assets.stylesheet.path,

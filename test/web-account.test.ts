@@ -10,7 +10,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { OWNER_SESSION_SECONDS } from "../src/accounts/owner-sessions.js";
 import { ManualClock } from "../src/clock.js";
 import { MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
-import { SESSION_COOKIE } from "../src/web/account-routes.js";
+import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const EMAIL = "first@owner.example";
@@ -151,7 +151,8 @@ describe("web app accounts", () => {
     assert.equal(added.statusCode, 201, added.body);
     const home = await get("/", cookie);
     assert.equal(home.statusCode, 200);
-    assert.match(home.body, /<a href="\/xn--mnchen-owner-\w+\.example">münchen-owner\.example<\/a>/);
+    assert.match(home.body, /<a class="site-name" href="\/websites\/\d+">münchen-owner\.example<\/a>/);
+    assert.match(home.body, /<a href="\/xn--mnchen-owner-\w+\.example">Statistics<\/a>/);
     assert.match(home.body, new RegExp(EMAIL));
 
     const stored: string[] = [];

@@ -59,7 +59,7 @@ export function newSetupCode(): string {
 export function passwordProblems(password: string): string[] {
   if (password.length < PASSWORD_MIN) return [`The password must be at least ${PASSWORD_MIN} characters.`];
   if (password.length > PASSWORD_MAX)
-    return [`The password may not be greater than ${PASSWORD_MAX} characters.`];
+    return [`The password must not be greater than ${PASSWORD_MAX} characters.`];
   return [];
 }
 

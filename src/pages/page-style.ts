@@ -154,8 +154,34 @@ header.app .home { font-weight: 700; text-decoration: none; color: var(--text); 
 header.app nav { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; font-size: .85rem; min-width: 0; }
 header.app .who { color: var(--muted); overflow-wrap: anywhere; }
 .sites { margin: 12px 0 0; padding: 0; list-style: none; }
-.sites li { padding: 6px 0; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+.sites li { padding: 6px 0; border-top: 1px solid var(--line); }
 .created { margin-bottom: 16px; border-color: var(--visitors); }
+.gate.wide { max-width: 640px; }
+.gate h2 { margin: 20px 0 8px; }
+select, textarea {
+  font: inherit; color: var(--text); background: var(--card); border: 1px solid var(--line);
+  border-radius: 8px; padding: 6px 10px; min-height: 36px; max-width: 100%;
+}
+textarea { resize: vertical; }
+.snippet { width: 100%; font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+fieldset { border: 0; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
+legend { font-weight: 600; font-size: .9rem; padding: 0; margin-bottom: 4px; }
+.check { display: flex; gap: 8px; align-items: flex-start; }
+.check input { min-height: 0; margin: 4px 0 0; flex: none; }
+.gate .check label { font-weight: 400; }
+.card-head { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; justify-content: space-between; }
+a.button {
+  display: inline-block; padding: 6px 12px; border-radius: 8px; background: var(--visitors);
+  color: var(--on-accent); font-weight: 600; text-decoration: none;
+}
+.search { display: flex; gap: 8px; margin: 12px 0 4px; }
+.search input { flex: 1 1 auto; min-width: 0; }
+.sites li { display: flex; flex-wrap: wrap; gap: 2px 12px; justify-content: space-between; }
+.site-name { min-width: 0; overflow-wrap: anywhere; }
+.site-meta { color: var(--muted); font-size: .85rem; }
+.pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
+.danger { color: var(--bad); }
+button.danger { background: var(--bad); border-color: var(--bad); color: var(--on-accent); }
 .key code { overflow-wrap: anywhere; font-size: .85rem; }
 @media (min-width: 1100px) {
   .lists .hours { grid-column: span 2; }

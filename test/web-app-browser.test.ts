@@ -1,6 +1,6 @@
-// The web app's account pages in a real browser (Debian Chromium): a fresh server's setup
-// with its code, the API key shown once, sign-out, a wrong then a right password, and a
-// password change. Every page is checked by axe-core (no serious or critical violation),
+// The web app in a real browser (Debian Chromium): a fresh server's setup with its code, the
+// API key shown once, sign-out, a wrong then a right password, a password change, and a
+// website added through its form, changed and deleted after a confirmation. Every page is checked by axe-core (no serious or critical violation),
 // for sideways scrolling and for breaches of its Content-Security-Policy; screenshots at
 // phone and desktop widths, light and dark, with a long domain, are saved under
 // test-output/web/ for a person to look at.
@@ -23,7 +23,7 @@ const LONG_DOMAIN = `${"a".repeat(63)}.${"b".repeat(63)}.example`;
 const OUTPUT = fileURLToPath(new URL("../../test-output/web/", import.meta.url));
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const missing = chromiumMissing();
-if (missing) console.log(`# SKIPPED web-account-browser tests: ${missing}`);
+if (missing) console.log(`# SKIPPED web-app-browser tests: ${missing}`);
 
 interface AxeViolation {
   id: string;
@@ -109,7 +109,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     assert.equal(created.statusCode, 201, created.body);
     await page.goto(`${base}/`);
     assert.equal(await page.locator(".key").count(), 0, "the key is shown only once");
-    assert.equal(await page.locator(".sites a").count(), 1);
+    assert.equal(await page.locator(".sites .site-name").count(), 1);
     const cookies = await context.cookies();
     assert.equal(cookies.length, 1);
     assert.equal(cookies[0]?.httpOnly, true);
@@ -162,6 +162,40 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await context.close();
   });
 
+  it("adds a website through its form, changes a setting and deletes it after confirming", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.click("a.button[href='/websites/new']");
+    await page.fill("#f-domain", "https://www.Browser-Added.example/");
+    await page.selectOption("#f-timezone", "America/New_York");
+    await page.click('form:has(#f-domain) button[type="submit"]');
+    await page.waitForSelector("#snippet");
+    assert.match(await page.innerText(".notice"), /Website added\./);
+    assert.match(
+      await page.inputValue("#snippet"),
+      new RegExp(`src="${base}/js/script.js" data-host="${base}"`),
+    );
+    assert.equal(await page.inputValue("#f-timezone"), "America/New_York");
+    await page.check("#f-email");
+    await page.click('form:has(#f-email) button[type="submit"]');
+    await page.waitForSelector(".notice");
+    assert.match(await page.innerText(".notice"), /Settings saved\./);
+    assert.equal(await page.isChecked("#f-email"), true);
+    await page.click("a.danger");
+    await page.waitForSelector("button.danger");
+    await look(page, "website-delete-1280-light");
+    await page.click("button.danger");
+    await page.waitForSelector(".sites");
+    assert.doesNotMatch(await page.innerText(".sites"), /browser-added/);
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
   for (const width of [390, 1280]) {
     for (const scheme of ["light", "dark"] as const) {
       it(`renders sign-in and home at ${width}px in ${scheme} mode (screenshots, accessibility)`, async () => {
@@ -185,6 +219,16 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await page.click('a[href="/account/password"]');
         await page.waitForSelector("#f-current_password");
         await look(page, `password-${width}-${scheme}`);
+        await page.goto(`${base}/websites/new`);
+        await page.fill("#f-domain", "not a domain");
+        await page.check("#f-privacy-2");
+        await page.click('form:has(#f-domain) button[type="submit"]');
+        await page.waitForSelector("#f-domain-error");
+        await look(page, `website-new-error-${width}-${scheme}`);
+        await page.goto(`${base}/`);
+        await page.click(".sites .site-name");
+        await page.waitForSelector("#snippet");
+        await look(page, `website-${width}-${scheme}`);
         assert.deepEqual(violations, []);
         await context.close();
       });

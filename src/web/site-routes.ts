@@ -1,0 +1,261 @@
+// The web app's website routes: GET / (the owner's websites, or the way to sign in or set
+// up), adding one (/websites/new), a website's page with its snippet and settings
+// (/websites/{id}), and its deletion after a confirmation (/websites/{id}/delete). Every
+// change goes through WebsiteService, as the API's do, so its rules and messages are the
+// API's; a form's fields come back with their errors beside them.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { requestOrigin } from "../api/request-origin.js";
+import { type FieldErrors, NotFoundError, ValidationError } from "../errors.js";
+import type { Flag, Privacy } from "../storage/ports.js";
+import { FLAG_VALUES, PRIVACY_VALUES } from "../websites/website-rules.js";
+import type { WebsiteSettings } from "../websites/website-service.js";
+import {
+  deleteWebsitePage,
+  homePage,
+  NEW_WEBSITE_VALUES,
+  newWebsitePage,
+  settingsValues,
+  websitePage,
+} from "./site-views.js";
+import type { WebAppOptions } from "./web-app.js";
+import { crossSitePage, type FormState, messagePage } from "./web-page.js";
+import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+
+const PER_PAGE = 25;
+const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+const ListQuery = Type.Object({ q: Text(253), page: Text(9) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+/** Lists are capped as the API caps a request body; a crafted post gets the field's error. */
+const SettingsBody = {
+  csrf: Text(128),
+  privacy: Text(8),
+  password: Text(1024),
+  email: Text(8),
+  exclude_bots: Text(8),
+  exclude_params: Text(100_000),
+  exclude_ips: Text(100_000),
+  timezone: Text(64),
+};
+const CreateBody = Type.Object({ domain: Text(1024), ...SettingsBody });
+const UpdateBody = Type.Object(SettingsBody);
+const CsrfBody = Type.Object({ csrf: Text(128) });
+
+type SettingsForm = Partial<Record<keyof typeof SettingsBody, string>>;
+
+/**
+ * The settings a form sends, as WebsiteService takes them, and what is wrong with the values
+ * only a crafted post can hold (a privacy outside 0-2). Unchecked boxes send nothing: 0.
+ * On an update an empty password keeps the stored one.
+ */
+function settingsOf(
+  body: SettingsForm,
+  updating: boolean,
+): { settings: WebsiteSettings; fields: FieldErrors } {
+  const fields: FieldErrors = {};
+  const privacy = Number(body.privacy);
+  const validPrivacy = (PRIVACY_VALUES as readonly number[]).includes(privacy) && body.privacy !== "";
+  if (!validPrivacy) fields.privacy = [`The privacy must be one of: ${PRIVACY_VALUES.join(", ")}.`];
+  const flag = (value: string | undefined, name: string): Flag => {
+    if (value === undefined || value === "0") return 0;
+    if (value === "1") return 1;
+    fields[name] = [`The ${name.replace(/_/g, " ")} must be one of: ${FLAG_VALUES.join(", ")}.`];
+    return 0;
+  };
+  const settings: WebsiteSettings = {
+    privacy: validPrivacy ? (privacy as Privacy) : undefined,
+    email: flag(body.email, "email"),
+    excludeBots: flag(body.exclude_bots, "exclude_bots"),
+    excludeParams: body.exclude_params ?? "",
+    excludeIps: body.exclude_ips ?? "",
+    timezone: body.timezone ?? "UTC",
+  };
+  if (!updating || body.password) settings.password = body.password ?? "";
+  return { settings, fields };
+}
+
+/** What a form showed, to show again (never the password). */
+function shownValues(
+  body: SettingsForm & { domain?: string | undefined },
+): Record<string, string | undefined> {
+  const { password: _password, csrf: _csrf, ...shown } = body;
+  return { ...shown, email: body.email ?? "0", exclude_bots: body.exclude_bots ?? "0" };
+}
+
+export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { owners, websites, stylesheet, publicUrl } = options;
+
+  /** The signed-in owner, or null after answering with the way to sign in (or set up). */
+  const ownerOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
+    const session = await sessionOf(request, owners);
+    if (session) return session;
+    await reply.redirect((await owners.needsSetup()) ? "/setup" : "/sign-in", 303);
+    return null;
+  };
+  /** The owner's website of the path, or null after a 404 page. */
+  const websiteOf = async (session: Session, id: string, reply: FastifyReply) => {
+    const number = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : 0;
+    try {
+      if (number > 0) return await websites.get(session.user.id, number);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    await sendHtml(
+      reply,
+      404,
+      messagePage(stylesheet, "Website not found", "You have no website with this address."),
+    );
+    return null;
+  };
+  const refused = (reply: FastifyReply) => sendHtml(reply, 403, crossSitePage(stylesheet));
+
+  app.get("/", { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const session = await ownerOr(request, reply);
+    if (!session) return reply;
+    const search = request.query.q?.trim() || undefined;
+    const asked = Number(request.query.page);
+    const page = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
+    const listed = await websites.list(session.user.id, {
+      search,
+      sortBy: "domain",
+      sort: "asc",
+      perPage: PER_PAGE,
+      page,
+    });
+    const token = await owners.formToken(session.token);
+    return sendHtml(
+      reply,
+      200,
+      homePage(stylesheet, session.user, token, listed, { search, page, perPage: PER_PAGE }),
+    );
+  });
+
+  app.get("/websites/new", { schema: { hide: true } }, async (request, reply) => {
+    const session = await ownerOr(request, reply);
+    if (!session) return reply;
+    const token = await owners.formToken(session.token);
+    return sendHtml(
+      reply,
+      200,
+      newWebsitePage(stylesheet, session.user, token, { values: NEW_WEBSITE_VALUES }),
+    );
+  });
+
+  app.post(
+    "/websites",
+    { schema: { hide: true, body: Type.Optional(CreateBody) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      const body = request.body ?? {};
+      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
+        return refused(reply);
+      const token = await owners.formToken(session.token);
+      const { settings, fields } = settingsOf(body, false);
+      const again = (state: FormState) =>
+        sendHtml(
+          reply,
+          422,
+          newWebsitePage(stylesheet, session.user, token, { values: shownValues(body), ...state }),
+        );
+      if (Object.keys(fields).length > 0) return again({ fields });
+      try {
+        const created = await websites.create(session.user.id, { domain: body.domain ?? "", ...settings });
+        return reply.redirect(`/websites/${created.id}?added=1`, 303);
+      } catch (error) {
+        if (error instanceof ValidationError) return again({ fields: error.fields });
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    "/websites/:id",
+    { schema: { hide: true, params: IdParams, querystring: Type.Object({ added: Text(1) }) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      const website = await websiteOf(session, request.params.id, reply);
+      if (!website) return reply;
+      const token = await owners.formToken(session.token);
+      const notice = request.query.added ? "Website added. Put the snippet below in its pages." : undefined;
+      const origin = publicUrl ?? requestOrigin(request);
+      return sendHtml(
+        reply,
+        200,
+        websitePage(stylesheet, session.user, token, website, origin, {
+          values: settingsValues(website),
+          notice,
+        }),
+      );
+    },
+  );
+
+  app.post(
+    "/websites/:id",
+    { schema: { hide: true, params: IdParams, body: Type.Optional(UpdateBody) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      const body = request.body ?? {};
+      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
+        return refused(reply);
+      const website = await websiteOf(session, request.params.id, reply);
+      if (!website) return reply;
+      const token = await owners.formToken(session.token);
+      const origin = publicUrl ?? requestOrigin(request);
+      const { settings, fields } = settingsOf(body, true);
+      const again = (state: FormState) =>
+        sendHtml(
+          reply,
+          422,
+          websitePage(stylesheet, session.user, token, website, origin, {
+            values: shownValues(body),
+            ...state,
+          }),
+        );
+      if (Object.keys(fields).length > 0) return again({ fields });
+      try {
+        const updated = await websites.update(session.user.id, website.id, settings);
+        return sendHtml(
+          reply,
+          200,
+          websitePage(stylesheet, session.user, token, updated, origin, {
+            values: settingsValues(updated),
+            notice: "Settings saved.",
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ValidationError) return again({ fields: error.fields });
+        throw error;
+      }
+    },
+  );
+
+  app.get("/websites/:id/delete", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const session = await ownerOr(request, reply);
+    if (!session) return reply;
+    const website = await websiteOf(session, request.params.id, reply);
+    if (!website) return reply;
+    const token = await owners.formToken(session.token);
+    return sendHtml(reply, 200, deleteWebsitePage(stylesheet, session.user, token, website));
+  });
+
+  app.post(
+    "/websites/:id/delete",
+    { schema: { hide: true, params: IdParams, body: Type.Optional(CsrfBody) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      if (!(await formAccepted(request, publicUrl, { session, owners, presented: request.body?.csrf })))
+        return refused(reply);
+      const website = await websiteOf(session, request.params.id, reply);
+      if (!website) return reply;
+      await websites.delete(session.user.id, website.id);
+      return reply.redirect("/", 303);
+    },
+  );
+}

@@ -1,0 +1,233 @@
+// The web app's website pages: the owner's list (search, pages), the form that adds one,
+// a website's page (its tracking snippet to copy, its settings, the way to delete it) and
+// the confirmation of a deletion. Fields, defaults and messages are the API's.
+
+import { type Html, html } from "../pages/html.js";
+import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
+import { unicodeDomain } from "../unicode-domain.js";
+import { WEBSITE_DEFAULTS } from "../websites/website-rules.js";
+import { type FieldSpec, type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
+
+export const PRIVACY_LABELS: Readonly<Record<number, string>> = {
+  0: "Public: anyone may see the statistics page",
+  1: "Private: only you, signed in",
+  2: "Password: anyone with the password",
+};
+
+export interface ListState {
+  search?: string | undefined;
+  page?: number;
+  perPage?: number;
+}
+
+/** The signed-in home: the owner's websites, searchable, a page at a time. */
+export function homePage(
+  stylesheet: string,
+  user: UserRecord,
+  formToken: string,
+  listed: { items: readonly WebsiteRecord[]; total: number },
+  list: ListState,
+  apiKey?: string,
+): Html {
+  const page = list.page ?? 1;
+  const perPage = list.perPage ?? 25;
+  const pages = Math.max(1, Math.ceil(listed.total / perPage));
+  const link = (to: number) =>
+    `/?${new URLSearchParams({ ...(list.search ? { q: list.search } : {}), page: String(to) })}`;
+  const rows =
+    listed.items.length === 0
+      ? html`<p class="empty">${list.search ? "No website matches this search." : "No website yet."}</p>`
+      : html`<ul class="sites">${listed.items.map(
+          (
+            website,
+          ) => html`<li><a class="site-name" href="/websites/${website.id}">${unicodeDomain(website.domain)}</a>
+<span class="site-meta">${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/${encodeURIComponent(website.domain)}">Statistics</a></span></li>`,
+        )}</ul>`;
+  const pager =
+    pages > 1
+      ? html`<nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${link(page - 1)}" rel="prev">Previous</a>` : ""}<span>Page ${page} of ${pages}</span>${
+          page < pages ? html`<a href="${link(page + 1)}" rel="next">Next</a>` : ""
+        }</nav>`
+      : "";
+  return ownerPage(
+    "Websites",
+    stylesheet,
+    user,
+    formToken,
+    html`${
+      apiKey
+        ? html`<div class="card created"><h2>Your API key</h2>
+<p>It is shown only now: keep it somewhere safe. The API takes it as <code>Authorization: Bearer …</code>.</p>
+<p class="key"><code>${apiKey}</code></p></div>`
+        : ""
+    }<div class="card">
+<div class="card-head"><h1>Websites</h1><a class="button" href="/websites/new">Add a website</a></div>
+<form class="search" method="get" action="/" role="search"><label for="q" class="visually-hidden">Search websites</label><input id="q" name="q" type="search" placeholder="Search by domain" value="${list.search ?? ""}"><button type="submit">Search</button></form>
+${rows}${pager}
+</div>`,
+  );
+}
+
+/** The time zones offered: every IANA zone this runtime knows, UTC first, and `current` if it is an alias. */
+function zoneOptions(current: string | undefined): { value: string; label: string }[] {
+  const zones = Intl.supportedValuesOf("timeZone").filter((zone) => zone !== "UTC");
+  const all = ["UTC", ...zones];
+  if (current && !all.includes(current)) all.push(current);
+  return all.map((zone) => ({ value: zone, label: zone.replace(/_/g, " ") }));
+}
+
+function settingsFields(state: FormState, editing: boolean): FieldSpec[] {
+  return [
+    {
+      name: "privacy",
+      label: "Who may see the statistics page",
+      type: "radio",
+      options: [0, 1, 2].map((value) => ({ value: String(value), label: PRIVACY_LABELS[value] ?? "" })),
+    },
+    {
+      name: "password",
+      label: "Password of the statistics page",
+      type: "password",
+      autocomplete: "new-password",
+      required: false,
+      hint: editing
+        ? "Needed for Password. Leave empty to keep the one set."
+        : "Needed for Password; up to 128 characters.",
+    },
+    {
+      name: "timezone",
+      label: "Time zone",
+      type: "select",
+      options: zoneOptions(state.values?.timezone),
+      hint: "The statistics' days and hours. A change counts all past days again in the new zone.",
+    },
+    { name: "email", label: "Include in my email reports", type: "checkbox" },
+    { name: "exclude_bots", label: "Leave out hits from bots", type: "checkbox" },
+    {
+      name: "exclude_params",
+      label: "Query parameters to leave out of page addresses",
+      type: "textarea",
+      rows: 3,
+      hint: "One per line; & leaves out the whole query.",
+    },
+    {
+      name: "exclude_ips",
+      label: "IP addresses whose hits are left out",
+      type: "textarea",
+      rows: 3,
+      hint: "Addresses or CIDR blocks, IPv4 or IPv6, one per line.",
+    },
+  ];
+}
+
+/** What a new website's form shows before anything is typed: the API's defaults. */
+export const NEW_WEBSITE_VALUES: Record<string, string> = {
+  privacy: String(WEBSITE_DEFAULTS.privacy),
+  email: String(WEBSITE_DEFAULTS.email),
+  exclude_bots: String(WEBSITE_DEFAULTS.excludeBots),
+  timezone: WEBSITE_DEFAULTS.timezone,
+};
+
+export function newWebsitePage(
+  stylesheet: string,
+  user: UserRecord,
+  formToken: string,
+  state: FormState,
+): Html {
+  return ownerPage(
+    "Add a website",
+    stylesheet,
+    user,
+    formToken,
+    html`<div class="gate card in-app wide"><h1>Add a website</h1>
+${formNotices(state)}
+<form method="post" action="/websites" novalidate>
+<input type="hidden" name="csrf" value="${formToken}">
+${formFields(
+  [
+    {
+      name: "domain",
+      label: "Domain",
+      type: "text",
+      autocomplete: "off",
+      hint: "For example example.com (https:// and www. are removed).",
+    },
+    ...settingsFields(state, false),
+  ],
+  state,
+)}
+<button type="submit">Add website</button>
+</form></div>`,
+  );
+}
+
+/** The website's values as its settings form shows them. */
+export function settingsValues(website: WebsiteRecord): Record<string, string> {
+  return {
+    privacy: String(website.privacy),
+    email: String(website.email),
+    exclude_bots: String(website.excludeBots),
+    exclude_params: website.excludeParams ?? "",
+    exclude_ips: website.excludeIps ?? "",
+    timezone: website.timezone,
+  };
+}
+
+export function websitePage(
+  stylesheet: string,
+  user: UserRecord,
+  formToken: string,
+  website: WebsiteRecord,
+  origin: string,
+  state: FormState,
+): Html {
+  const snippet = `<script defer src="${origin}/js/script.js" data-host="${origin}"></script>`;
+  const domain = unicodeDomain(website.domain);
+  return ownerPage(
+    domain,
+    stylesheet,
+    user,
+    formToken,
+    html`<div class="gate card in-app wide">
+<h1><span class="domain">${domain}</span></h1>
+<p><a href="/${encodeURIComponent(website.domain)}">Statistics</a></p>
+${formNotices(state)}
+<h2>Tracking snippet</h2>
+<p>Put this in every page of the website, in its <code>&lt;head&gt;</code>:</p>
+<label for="snippet" class="visually-hidden">Tracking snippet</label>
+<textarea id="snippet" class="snippet" rows="4" readonly spellcheck="false">${snippet}</textarea>
+<h2>Settings</h2>
+<form method="post" action="/websites/${website.id}" novalidate>
+<input type="hidden" name="csrf" value="${formToken}">
+${formFields(settingsFields(state, true), state, false)}
+<button type="submit">Save settings</button>
+</form>
+<h2>Delete</h2>
+<p><a class="danger" href="/websites/${website.id}/delete">Delete this website and its statistics…</a></p>
+</div>`,
+  );
+}
+
+export function deleteWebsitePage(
+  stylesheet: string,
+  user: UserRecord,
+  formToken: string,
+  website: WebsiteRecord,
+): Html {
+  const domain = unicodeDomain(website.domain);
+  return ownerPage(
+    `Delete ${domain}`,
+    stylesheet,
+    user,
+    formToken,
+    html`<div class="gate card in-app">
+<h1>Delete <span class="domain">${domain}</span>?</h1>
+<p>The website and every statistic recorded for it are deleted for good.</p>
+<form method="post" action="/websites/${website.id}/delete">
+<input type="hidden" name="csrf" value="${formToken}">
+<button type="submit" class="danger">Delete for good</button>
+</form>
+<p><a href="/websites/${website.id}">Keep it</a></p>
+</div>`,
+  );
+}

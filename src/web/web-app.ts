@@ -1,0 +1,53 @@
+// The owner's web app, one Fastify plugin: its account pages (account-routes.ts) and its
+// websites (site-routes.ts), under the same security headers as the stats pages (no script
+// at all, nothing from another host) and an error handler that answers pages, not JSON.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyError, FastifyInstance } from "fastify";
+import type { OwnerSessions } from "../accounts/owner-sessions.js";
+import { AppError } from "../errors.js";
+import { SECURITY_HEADERS } from "../pages/security-headers.js";
+import type { WebsiteService } from "../websites/website-service.js";
+import { accountRoutes } from "./account-routes.js";
+import { siteRoutes } from "./site-routes.js";
+import { messagePage } from "./web-page.js";
+import { sendHtml } from "./web-request.js";
+
+export interface WebAppOptions {
+  owners: OwnerSessions;
+  websites: WebsiteService;
+  /** The stats pages' stylesheet, which the app shares. */
+  stylesheet: string;
+  /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
+  publicUrl: string | null;
+}
+
+export async function webApp(scope: FastifyInstance, options: WebAppOptions) {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { stylesheet } = options;
+  app.addHook("onSend", async (_request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    reply.header("cache-control", "private, no-store");
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError && error.code === "unavailable") {
+      return sendHtml(
+        reply.header("retry-after", "30"),
+        503,
+        messagePage(stylesheet, "Unavailable for a moment", "Please try again shortly."),
+      );
+    }
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, "request failed");
+    return sendHtml(
+      reply,
+      status,
+      status === 500
+        ? messagePage(stylesheet, "Something went wrong", "Something went wrong on our side.")
+        : messagePage(stylesheet, "Request not understood", "The request was not understood."),
+    );
+  });
+  // Routes added to this same plugin, so the hooks above cover them.
+  accountRoutes(scope, options);
+  siteRoutes(scope, options);
+}

@@ -1,0 +1,234 @@
+// The web app's websites: the signed-in home lists the owner's websites (search, pages);
+// the add form shows the API's defaults, and its errors are the API's, beside their
+// fields, with what was typed kept; a website's page gives the tracking snippet and saves
+// settings (an empty password keeps the stored one); deletion asks first; another owner's
+// website is not found; every change needs the sign-in's form token.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { SESSION_COOKIE } from "../src/web/web-request.js";
+import { hashPassword } from "../src/websites/password-hash.js";
+import { PASSWORD_REQUIRED } from "../src/websites/website-rules.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const PASSWORD = "owner passphrase";
+
+describe("web app websites", () => {
+  let t: TestApp;
+  let cookie = "";
+  let key = "";
+  let otherKey = "";
+
+  const get = (url: string) =>
+    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+  const post = (url: string, form: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: {
+        cookie: `${SESSION_COOKIE}=${cookie}`,
+        "content-type": "application/x-www-form-urlencoded",
+        "sec-fetch-site": "same-origin",
+      },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const formToken = async (url = "/") => {
+    const match = /name="csrf" value="([^"]+)"/.exec((await get(url)).body);
+    assert.ok(match, "the page has a form token");
+    return match[1] as string;
+  };
+  const apiWebsite = async (id: number) => (await t.call(key, { url: `/api/v1/websites/${id}` })).json();
+
+  before(async () => {
+    t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
+    const created = await t.container.users.create({
+      email: "sites@owner.example",
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    key = created.apiKey;
+    otherKey = await t.createUser("other@owner.example");
+    const signIn = await t.app.inject({
+      method: "POST",
+      url: "/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ email: "sites@owner.example", password: PASSWORD }).toString(),
+    });
+    assert.equal(signIn.statusCode, 303, signIn.body);
+    cookie = /analytics_session=([^;]+)/.exec(String(signIn.headers["set-cookie"]))?.[1] ?? "";
+    assert.ok(cookie);
+  });
+
+  after(async () => {
+    await t.close();
+  });
+
+  it("sends a stranger to the sign-in page", async () => {
+    const response = await t.app.inject({ method: "GET", url: "/websites/new" });
+    assert.equal(response.statusCode, 303);
+    assert.equal(response.headers.location, "/sign-in");
+    assert.equal((await t.app.inject({ method: "GET", url: "/" })).headers.location, "/sign-in");
+  });
+
+  it("adds a website with the API's defaults, rules and messages", async () => {
+    const form = await get("/websites/new");
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /id="f-privacy-1" name="privacy" type="radio" value="1" checked/);
+    assert.match(form.body, /id="f-exclude_bots" name="exclude_bots" type="checkbox" value="1" checked/);
+    assert.doesNotMatch(form.body, /id="f-email" name="email" type="checkbox" value="1" checked/);
+    assert.match(form.body, /<option value="UTC" selected>UTC<\/option>/);
+    assert.match(form.body, /<option value="Europe\/Berlin">Europe\/Berlin<\/option>/);
+    const csrf = await formToken("/websites/new");
+
+    const wrong = await post("/websites", {
+      csrf,
+      domain: "not a domain",
+      privacy: "2",
+      exclude_ips: "10.0.0.0/33",
+      timezone: "Mars/Olympus",
+    });
+    assert.equal(wrong.statusCode, 422);
+    for (const field of ["domain", "password", "exclude_ips", "timezone"]) {
+      assert.match(wrong.body, new RegExp(`id="f-${field}-error"`), `${field} has its error beside it`);
+    }
+    assert.ok(wrong.body.includes(PASSWORD_REQUIRED));
+    assert.match(wrong.body, /value="not a domain"/, "what was typed is kept");
+    const crafted = await post("/websites", { csrf, domain: "crafted.example", privacy: "7" });
+    assert.equal(crafted.statusCode, 422);
+    assert.match(crafted.body, /The privacy must be one of: 0, 1, 2\./);
+
+    const added = await post("/websites", {
+      csrf,
+      domain: "https://www.Shop.example/",
+      privacy: "0",
+      email: "1",
+      exclude_params: "utm_source\nfbclid",
+      exclude_ips: "203.0.113.0/24",
+      timezone: "Europe/Berlin",
+    });
+    assert.equal(added.statusCode, 303, added.body);
+    const id = Number(/^\/websites\/(\d+)\?added=1$/.exec(String(added.headers.location))?.[1]);
+    assert.ok(id > 0);
+    const { data } = await apiWebsite(id);
+    assert.equal(data.domain, "shop.example");
+    assert.equal(data.privacy, 0);
+    assert.equal(data.email, 1);
+    assert.equal(data.exclude_bots, 0, "an unchecked box is 0");
+    assert.equal(data.exclude_params, "utm_source\nfbclid");
+    assert.equal(data.exclude_ips, "203.0.113.0/24");
+    assert.equal(data.timezone, "Europe/Berlin");
+
+    const taken = await post("/websites", { csrf, domain: "shop.example", privacy: "1" });
+    assert.equal(taken.statusCode, 422);
+    assert.match(taken.body, /The domain has already been taken\./);
+
+    const page = await get(`/websites/${id}?added=1`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Website added\./);
+    assert.match(
+      page.body,
+      /&lt;script defer src=&quot;http:\/\/localhost:80\/js\/script\.js&quot; data-host=&quot;http:\/\/localhost:80&quot;&gt;&lt;\/script&gt;/,
+    );
+    assert.match(page.body, /<option value="Europe\/Berlin" selected>/);
+  });
+
+  it("saves settings, keeping a stored password when none is typed", async () => {
+    const id = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "settings.example" } })
+    ).json().data.id;
+    const csrf = await formToken(`/websites/${id}`);
+    const needsPassword = await post(`/websites/${id}`, {
+      csrf,
+      privacy: "2",
+      exclude_bots: "1",
+      timezone: "UTC",
+    });
+    assert.equal(needsPassword.statusCode, 422);
+    assert.ok(needsPassword.body.includes(PASSWORD_REQUIRED));
+    const saved = await post(`/websites/${id}`, {
+      csrf,
+      privacy: "2",
+      password: "page password",
+      exclude_bots: "1",
+      timezone: "Asia/Tokyo",
+    });
+    assert.equal(saved.statusCode, 200, saved.body);
+    assert.match(saved.body, /Settings saved\./);
+    assert.equal((await apiWebsite(id)).data.password, true);
+    assert.equal((await apiWebsite(id)).data.timezone, "Asia/Tokyo");
+    const kept = await post(`/websites/${id}`, { csrf, privacy: "2", email: "1", timezone: "Asia/Tokyo" });
+    assert.equal(kept.statusCode, 200, kept.body);
+    const after = (await apiWebsite(id)).data;
+    assert.equal(after.password, true, "the password is kept");
+    assert.equal(after.email, 1);
+    assert.equal(after.exclude_bots, 0);
+    const pageOpens = await t.app.inject({
+      method: "POST",
+      url: "/settings.example",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "password=page+password",
+    });
+    assert.equal(pageOpens.statusCode, 303, "the stats page opens with the password set here");
+  });
+
+  it("lists, searches and pages the owner's websites only", async () => {
+    for (let n = 1; n <= 26; n++) {
+      const domain = `list-${String(n).padStart(2, "0")}.example`;
+      assert.equal(
+        (await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain } })).statusCode,
+        201,
+      );
+    }
+    await t.call(otherKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "list-other.example" },
+    });
+    const first = await get("/");
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /Page 1 of 2/);
+    assert.doesNotMatch(first.body, /list-other\.example/);
+    const searched = await get("/?q=LIST-2");
+    assert.match(searched.body, /list-20\.example/);
+    assert.match(searched.body, /list-26\.example/);
+    assert.doesNotMatch(searched.body, /list-19\.example/);
+    assert.doesNotMatch(searched.body, /Page 1 of/);
+    const second = await get("/?page=2");
+    assert.match(second.body, /Page 2 of 2/);
+    assert.match(second.body, /rel="prev"/);
+    assert.equal((await get("/?q=nothing-like-this")).body.includes("No website matches this search."), true);
+  });
+
+  it("asks before deleting, and finds no other owner's website", async () => {
+    const id = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "doomed.example" } })
+    ).json().data.id;
+    const confirm = await get(`/websites/${id}/delete`);
+    assert.equal(confirm.statusCode, 200);
+    assert.match(confirm.body, /Delete <span class="domain">doomed\.example<\/span>\?/);
+    assert.equal((await post(`/websites/${id}/delete`, {})).statusCode, 403, "no form token");
+    const deleted = await post(`/websites/${id}/delete`, { csrf: await formToken() });
+    assert.equal(deleted.statusCode, 303);
+    assert.equal(deleted.headers.location, "/");
+    assert.equal((await t.call(key, { url: `/api/v1/websites/${id}` })).statusCode, 404);
+
+    const others = (
+      await t.call(otherKey, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "not-yours.example" },
+      })
+    ).json().data.id;
+    for (const url of [`/websites/${others}`, `/websites/${others}/delete`, "/websites/abc", "/websites/0"]) {
+      const response = await get(url);
+      assert.equal(response.statusCode, 404, url);
+      assert.match(response.body, /Website not found/);
+    }
+    assert.equal((await post(`/websites/${others}/delete`, { csrf: await formToken() })).statusCode, 404);
+    assert.equal(
+      (await t.call(otherKey, { url: `/api/v1/websites/${others}` })).statusCode,
+      200,
+      "still there",
+    );
+  });
+});
