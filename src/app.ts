@@ -136,6 +136,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(webApp, {
     owners: container.owners,
     websites: container.websites,
+    realtime: container.realtime,
     stylesheet: assets.stylesheet.path,
     publicUrl: config.publicUrl,
   });

@@ -1,7 +1,8 @@
 // The web app's websites: the signed-in home lists the owner's websites (search, pages);
 // the add form shows the API's defaults, and its errors are the API's, beside their
 // fields, with what was typed kept; a website's page gives the tracking snippet and saves
-// settings (an empty password keeps the stored one); deletion asks first; another owner's
+// settings (an empty password keeps the stored one) and says whether hits arrive (the
+// installation check, buffered hits included); deletion asks first; another owner's
 // website is not found; every change needs the sign-in's form token.
 
 import assert from "node:assert/strict";
@@ -13,6 +14,8 @@ import { PASSWORD_REQUIRED } from "../src/websites/website-rules.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const PASSWORD = "owner passphrase";
+const CHROME =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 
 describe("web app websites", () => {
   let t: TestApp;
@@ -197,6 +200,25 @@ describe("web app websites", () => {
     assert.match(second.body, /Page 2 of 2/);
     assert.match(second.body, /rel="prev"/);
     assert.equal((await get("/?q=nothing-like-this")).body.includes("No website matches this search."), true);
+  });
+
+  it("says whether hits arrive: none yet, then the latest pageview's minute", async () => {
+    const id = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "installed.example" } })
+    ).json().data.id;
+    const before = await get(`/websites/${id}`);
+    assert.match(before.body, /No pageview in the last 30 minutes\./);
+    const hit = await t.app.inject({
+      method: "POST",
+      url: "/api/event",
+      remoteAddress: "81.2.69.142",
+      headers: { "user-agent": CHROME, "content-type": "text/plain" },
+      payload: JSON.stringify({ page: "https://installed.example/", referrer: "" }),
+    });
+    assert.equal(hit.statusCode, 202);
+    assert.equal(hit.headers["x-analytics-dropped"], undefined);
+    const after = await get(`/websites/${id}`);
+    assert.match(after.body, /Receiving hits: 1 pageview in the last 30 minutes, the latest at 12:00 UTC\./);
   });
 
   it("asks before deleting, and finds no other owner's website", async () => {

@@ -181,6 +181,9 @@ a.button {
 .site-meta { color: var(--muted); font-size: .85rem; }
 .pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
 .danger { color: var(--bad); }
+.gate p.install { border-radius: 8px; padding: 10px 12px; margin: 12px 0 0; }
+.gate p.receiving { background: var(--bar); color: var(--text); }
+.gate p.waiting { border: 1px dashed var(--line); }
 button.danger { background: var(--bad); border-color: var(--bad); color: var(--on-accent); }
 .key code { overflow-wrap: anywhere; font-size: .85rem; }
 @media (min-width: 1100px) {

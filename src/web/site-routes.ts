@@ -15,6 +15,7 @@ import type { WebsiteSettings } from "../websites/website-service.js";
 import {
   deleteWebsitePage,
   homePage,
+  type InstallationCheck,
   NEW_WEBSITE_VALUES,
   newWebsitePage,
   settingsValues,
@@ -86,7 +87,7 @@ function shownValues(
 
 export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { owners, websites, stylesheet, publicUrl } = options;
+  const { owners, websites, realtime, stylesheet, publicUrl } = options;
 
   /** The signed-in owner, or null after answering with the way to sign in (or set up). */
   const ownerOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
@@ -111,6 +112,16 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     return null;
   };
   const refused = (reply: FastifyReply) => sendHtml(reply, 403, crossSitePage(stylesheet));
+  /** The installation check: the website's pageviews of the last minutes, buffered hits included. */
+  const checkOf = async (session: Session, websiteId: number): Promise<InstallationCheck> => {
+    const { pageviews } = await realtime.read(session.user.id, websiteId);
+    const last = pageviews.findLast((minute) => minute.count > 0);
+    return {
+      pageviews: pageviews.reduce((sum, minute) => sum + minute.count, 0),
+      minutes: pageviews.length,
+      lastMinute: last?.minute ?? null,
+    };
+  };
 
   app.get("/", { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const session = await ownerOr(request, reply);
@@ -183,10 +194,11 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       const token = await owners.formToken(session.token);
       const notice = request.query.added ? "Website added. Put the snippet below in its pages." : undefined;
       const origin = publicUrl ?? requestOrigin(request);
+      const check = await checkOf(session, website.id);
       return sendHtml(
         reply,
         200,
-        websitePage(stylesheet, session.user, token, website, origin, {
+        websitePage(stylesheet, session.user, token, website, origin, check, {
           values: settingsValues(website),
           notice,
         }),
@@ -208,11 +220,12 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       const token = await owners.formToken(session.token);
       const origin = publicUrl ?? requestOrigin(request);
       const { settings, fields } = settingsOf(body, true);
+      const check = await checkOf(session, website.id);
       const again = (state: FormState) =>
         sendHtml(
           reply,
           422,
-          websitePage(stylesheet, session.user, token, website, origin, {
+          websitePage(stylesheet, session.user, token, website, origin, check, {
             values: shownValues(body),
             ...state,
           }),
@@ -223,7 +236,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
         return sendHtml(
           reply,
           200,
-          websitePage(stylesheet, session.user, token, updated, origin, {
+          websitePage(stylesheet, session.user, token, updated, origin, check, {
             values: settingsValues(updated),
             notice: "Settings saved.",
           }),

@@ -173,12 +173,29 @@ export function settingsValues(website: WebsiteRecord): Record<string, string> {
   };
 }
 
+/** What the installation check saw: the website's pageviews of the last minutes (realtime.ts). */
+export interface InstallationCheck {
+  /** Pageviews in the last REALTIME_MINUTES minutes. */
+  pageviews: number;
+  minutes: number;
+  /** The start of the last minute with a pageview (ISO), or null. */
+  lastMinute: string | null;
+}
+
+function installationNotice(check: InstallationCheck): Html {
+  if (check.lastMinute === null)
+    return html`<p class="install waiting" role="status">No pageview in the last ${check.minutes} minutes. Once the snippet is in a page, open that page, then reload this one.</p>`;
+  const at = `${check.lastMinute.slice(11, 16)} UTC`;
+  return html`<p class="install receiving" role="status">Receiving hits: ${check.pageviews} pageview${check.pageviews === 1 ? "" : "s"} in the last ${check.minutes} minutes, the latest at ${at}.</p>`;
+}
+
 export function websitePage(
   stylesheet: string,
   user: UserRecord,
   formToken: string,
   website: WebsiteRecord,
   origin: string,
+  check: InstallationCheck,
   state: FormState,
 ): Html {
   const snippet = `<script defer src="${origin}/js/script.js" data-host="${origin}"></script>`;
@@ -196,6 +213,7 @@ ${formNotices(state)}
 <p>Put this in every page of the website, in its <code>&lt;head&gt;</code>:</p>
 <label for="snippet" class="visually-hidden">Tracking snippet</label>
 <textarea id="snippet" class="snippet" rows="4" readonly spellcheck="false">${snippet}</textarea>
+${installationNotice(check)}
 <h2>Settings</h2>
 <form method="post" action="/websites/${website.id}" novalidate>
 <input type="hidden" name="csrf" value="${formToken}">

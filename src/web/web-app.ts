@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { OwnerSessions } from "../accounts/owner-sessions.js";
 import { AppError } from "../errors.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
+import type { RealtimeService } from "../stats/realtime.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { accountRoutes } from "./account-routes.js";
 import { siteRoutes } from "./site-routes.js";
@@ -16,6 +17,8 @@ import { sendHtml } from "./web-request.js";
 export interface WebAppOptions {
   owners: OwnerSessions;
   websites: WebsiteService;
+  /** A website's last minutes, for its installation check. */
+  realtime: RealtimeService;
   /** The stats pages' stylesheet, which the app shares. */
   stylesheet: string;
   /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
