@@ -3,11 +3,12 @@
 // same metadata store, when the metadata engine under test is PostgreSQL).
 
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { runCli, startServer } from "./support/cli.js";
+import { CLI, runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 import { freshMetadata, METADATA_ENGINE, type TestMetadata } from "./support/test-metadata.js";
 
@@ -104,6 +105,27 @@ describe("analytics CLI", () => {
       } finally {
         await fresh.stop();
       }
+
+      // A log level that hides warnings still shows the code, on standard error.
+      const quiet = spawn(CLI, ["serve", "--port", "0", "--data-dir", dir], {
+        env: { ...process.env, ...own.env, ANALYTICS_LOG_LEVEL: "error" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const printed = await new Promise<string>((resolve) => {
+        let output = "";
+        const timer = setTimeout(() => resolve(output), 20_000);
+        quiet.stderr.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          if (/setup code [A-Z2-9]{4}-[A-Z2-9]{4}/.test(output)) {
+            clearTimeout(timer);
+            resolve(output);
+          }
+        });
+      });
+      const stopped = new Promise((resolve) => quiet.once("close", resolve));
+      quiet.kill("SIGTERM");
+      await stopped;
+      assert.match(printed, /^no user yet: open http:\/\/[\d.]+:\d+\/setup and enter the setup code/m);
 
       const short = run(["users", "create", "--email", "web@example.org", "--password"], "short\n");
       assert.equal(short.status, 1);

@@ -177,11 +177,6 @@ export class OwnerSessions {
     return presented !== undefined && sameText(presented, await this.formToken(sessionToken));
   }
 
-  /** Deletes the sign-ins that have expired (they are refused anyway; this keeps the table small). */
-  deleteExpired(): Promise<number> {
-    return this.deps.sessions.deleteExpired(this.deps.clock.now());
-  }
-
   /** The hasher's answer, or "busy" when it refused to queue the work (`withdrawn` runs then). */
   private async hashed<T>(
     work: () => Promise<T>,
@@ -199,6 +194,8 @@ export class OwnerSessions {
   private async startSession(userId: number): Promise<string> {
     const token = randomBytes(32).toString("base64url");
     const createdAt = this.deps.clock.now();
+    // Expired sign-ins are refused anyway; each new one clears them, so the table stays small.
+    await this.deps.sessions.deleteExpired(createdAt);
     await this.deps.sessions.create({
       tokenHash: tokenHash(token),
       userId,

@@ -70,10 +70,12 @@ export async function serveCommand(args: string[]): Promise<number> {
       { dataDir: config.dataDir },
       "cannot write server-url: reports send will not know this address",
     );
-  if (container.setupCode !== null)
-    app.log.warn(
-      `no user yet: open ${address}/setup and enter the setup code ${container.setupCode} to create the first one`,
-    );
+  if (container.setupCode !== null) {
+    const line = `no user yet: open ${address}/setup and enter the setup code ${container.setupCode} to create the first one`;
+    // Whatever the log level: without it nobody can set the server up.
+    if (["trace", "debug", "info", "warn"].includes(app.log.level)) app.log.warn(line);
+    else process.stderr.write(`${line}\n`);
+  }
   container.reports?.start(app.log);
   // A store only this process may open (the embedded one): commands reach it through the server.
   const forCommands = await serveToCommands(config, container.events, app.log);
