@@ -24,6 +24,7 @@ const SUITES = [
   "users-api",
   "visitor-hasher",
   "web-account",
+  "web-keys",
   "web-websites",
   "websites-api",
   "websites-list",

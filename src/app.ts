@@ -123,6 +123,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(apiV1, {
     prefix: "/api/v1",
     users: container.users,
+    keys: container.keys,
     websites: container.websites,
     importer: container.importer,
     stats: container.stats,
@@ -135,6 +136,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   const assets = loadPageAssets();
   await app.register(webApp, {
     owners: container.owners,
+    keys: container.keys,
     websites: container.websites,
     realtime: container.realtime,
     stylesheet: assets.stylesheet.path,

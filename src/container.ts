@@ -2,6 +2,7 @@
 // a socket, a file handle or a timer is created here and nowhere at import time.
 
 import path from "node:path";
+import { ApiKeyService } from "./accounts/api-key-service.js";
 import { newSetupCode, OwnerSessions } from "./accounts/owner-sessions.js";
 import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
@@ -43,6 +44,8 @@ export interface Container {
   readonly metadata: MetadataStore;
   readonly events: EventStore;
   readonly users: UserService;
+  /** API keys: every request's Bearer key, and the owners' further keys. */
+  readonly keys: ApiKeyService;
   readonly websites: WebsiteService;
   readonly pipeline: IngestPipeline;
   readonly buffer: WriteBuffer<ScreenedHit>;
@@ -173,6 +176,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     metadata,
     events: eventStore,
     users,
+    keys: new ApiKeyService(metadata.users, metadata.apiKeys, clock),
     websites,
     pipeline,
     buffer,

@@ -31,7 +31,7 @@ describe("users API", () => {
       assert.deepEqual(response.json(), { message: "This action is unauthorized.", status: 403 });
       assert.equal((await t.call(null, request)).statusCode, 401);
     }
-    assert.equal((await t.container.users.authenticate(userKey))?.isAdmin, false);
+    assert.equal((await t.container.keys.authenticate(userKey))?.user.isAdmin, false);
   });
 
   it("lets an administrator create users, each with a working key shown once", async () => {

@@ -72,9 +72,9 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
 
   /** Checks the page as it is (no sideways scrolling, axe-core) and saves its screenshot. */
   async function look(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${OUTPUT}${name}.png`, fullPage: true });
     const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
     assert.ok(overflow <= 0, `${name} is ${overflow}px wider than the viewport`);
-    await page.screenshot({ path: `${OUTPUT}${name}.png`, fullPage: true });
     assert.deepEqual(await accessibilityProblems(page), [], `${name}: accessibility`);
   }
 
@@ -198,7 +198,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
 
   for (const width of [390, 1280]) {
     for (const scheme of ["light", "dark"] as const) {
-      it(`renders sign-in and home at ${width}px in ${scheme} mode (screenshots, accessibility)`, async () => {
+      it(`renders every page at ${width}px in ${scheme} mode (screenshots, accessibility)`, async () => {
         const context = await browser.newContext({
           viewport: { width, height: width < 600 ? 844 : 900 },
           colorScheme: scheme,
@@ -229,6 +229,12 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await page.click(".sites .site-name");
         await page.waitForSelector("#snippet");
         await look(page, `website-${width}-${scheme}`);
+        await page.click('a[href="/account/keys"]');
+        await page.fill("#f-name", `Dashboard on the office wall ${width} ${scheme} ${"x".repeat(60)}`);
+        await page.check("#f-access-read");
+        await page.click('form:has(#f-name) button[type="submit"]');
+        await page.waitForSelector(".key code");
+        await look(page, `keys-${width}-${scheme}`);
         assert.deepEqual(violations, []);
         await context.close();
       });

@@ -1,11 +1,12 @@
-// Accounts: creating users, rotating their API key, and resolving a presented key to its
-// user. A user has exactly one key; rotating it makes the old one fail at once. An
-// administrator (`users create --admin`) may also list and create users through the API.
+// Accounts: creating users, rotating their primary API key (the old one fails at once) and
+// setting their web app password. An administrator (`users create --admin`) may also list
+// and create users through the API. Further named keys, and resolving any key to its user,
+// are api-key-service.ts's.
 
 import type { Clock } from "../clock.js";
 import { AppError, ForbiddenError, ValidationError } from "../errors.js";
 import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
-import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
+import { issueApiKey } from "./api-keys.js";
 import { emailRule } from "./email-rule.js";
 
 export interface NewUserInput {
@@ -69,15 +70,6 @@ export class UserService {
   async createAs(actor: UserRecord, input: NewUserInput): Promise<{ user: UserRecord; apiKey: string }> {
     requireAdmin(actor);
     return this.create(input);
-  }
-
-  /** The user owning this key, or null for a malformed, unknown or replaced key. */
-  async authenticate(key: string): Promise<UserRecord | null> {
-    const keyId = keyIdOf(key);
-    if (!keyId) return null;
-    const credential = await this.users.findCredential(keyId);
-    if (!credential || !keyMatches(key, credential.apiKeyHash)) return null;
-    return credential.user;
   }
 }
 

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ApiKeyService } from "../accounts/api-key-service.js";
 import type { UserService } from "../accounts/user-service.js";
 import type { EventImporter } from "../ingest/event-importer.js";
 import type { RealtimeService } from "../stats/realtime.js";
@@ -23,6 +24,8 @@ import { websiteRoutes } from "./website-routes.js";
 
 export interface ApiV1Options {
   users: UserService;
+  /** Resolves the Bearer key of every request. */
+  keys: ApiKeyService;
   websites: WebsiteService;
   importer: EventImporter;
   stats: StatsService;
@@ -45,7 +48,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     errorResponseBuilder: () => ({ statusCode: 429, message: "Too Many Attempts." }),
   });
   scope.addHook("onRequest", scope.rateLimit());
-  const authenticate = authenticateHook(options.users);
+  const authenticate = authenticateHook(options.keys);
   scope.addHook("onRequest", async (request) => {
     if (!request.is404) await authenticate(request);
   });

@@ -181,6 +181,15 @@ a.button {
 .site-meta { color: var(--muted); font-size: .85rem; }
 .pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
 .danger { color: var(--bad); }
+.keys li { align-items: center; }
+.card h1, .card h2 { overflow-wrap: anywhere; }
+.card > p.hint { margin: 4px 0 12px; }
+.keys button { min-height: 0; padding: 2px 10px; font-size: .85rem; }
+.key-name { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }
+form.inline { display: inline; }
+form.stack { display: flex; flex-direction: column; gap: 10px; max-width: 420px; }
+form.stack label, form.stack legend { font-weight: 600; font-size: .9rem; }
+form.stack .check label { font-weight: 400; }
 .gate p.install { border-radius: 8px; padding: 10px 12px; margin: 12px 0 0; }
 .gate p.receiving { background: var(--bar); color: var(--text); }
 .gate p.waiting { border: 1px dashed var(--line); }

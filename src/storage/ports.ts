@@ -35,6 +35,38 @@ export interface NewUser {
 export interface StoredCredential {
   user: UserRecord;
   apiKeyHash: string;
+  /** A key that may only read statistics and websites. */
+  readOnly: boolean;
+}
+
+/** A user's API key as listed: never the key, nor its hash. */
+export interface ApiKeyRecord {
+  keyId: string;
+  /** null for the primary key (the one in users, which `keys rotate` replaces). */
+  name: string | null;
+  readOnly: boolean;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** A user's API keys beside the primary one: named, full or read-only, revoked one by one. */
+export interface ApiKeyRepository {
+  create(key: {
+    keyId: string;
+    userId: number;
+    name: string;
+    keyHash: string;
+    readOnly: boolean;
+    now: Date;
+  }): Promise<ApiKeyRecord>;
+  /** Every key of the user, the primary one first, then newest first. */
+  list(userId: number): Promise<ApiKeyRecord[]>;
+  /** The credential of a further key (users.findCredential has the primary ones). */
+  findCredential(keyId: string): Promise<StoredCredential | null>;
+  /** Deletes one of the user's further keys; false when the user has no such key. */
+  delete(userId: number, keyId: string): Promise<boolean>;
+  /** Records that the key (primary or further) was used at `now`. */
+  markUsed(keyId: string, now: Date): Promise<void>;
 }
 
 export interface UserRepository {
@@ -192,6 +224,7 @@ export interface ReportRepository {
 export interface MetadataStore {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly websites: WebsiteRepository;
   readonly salts: SaltRepository;
   readonly secrets: SecretRepository;
@@ -222,6 +255,7 @@ export const METADATA_TABLES = [
   "server_secrets",
   "report_log",
   "user_sessions",
+  "api_keys",
 ] as const;
 export type MetadataTable = (typeof METADATA_TABLES)[number];
 

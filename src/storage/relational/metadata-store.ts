@@ -6,6 +6,7 @@
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import { AppError } from "../../errors.js";
 import type { MetadataRow, MetadataStore, MetadataTable } from "../ports.js";
+import { RelationalApiKeyRepository } from "./api-key-repository.js";
 import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
@@ -37,6 +38,7 @@ export interface DialectParts {
 export class RelationalMetadataStore implements MetadataStore {
   readonly users: RelationalUserRepository;
   readonly sessions: RelationalSessionRepository;
+  readonly apiKeys: RelationalApiKeyRepository;
   readonly websites: RelationalWebsiteRepository;
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
@@ -48,6 +50,7 @@ export class RelationalMetadataStore implements MetadataStore {
   ) {
     this.users = new RelationalUserRepository(db, dialect.uniqueViolation);
     this.sessions = new RelationalSessionRepository(db);
+    this.apiKeys = new RelationalApiKeyRepository(db);
     this.websites = new RelationalWebsiteRepository(db, dialect.uniqueViolation);
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);

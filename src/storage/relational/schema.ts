@@ -12,6 +12,8 @@ export interface UsersTable {
   api_key_hash: string;
   /** The web app's password (password-hash.ts), or null: the user has none. */
   password_hash: string | null;
+  /** When the primary key (api_key_id) was last used, to the minute; null: never. */
+  api_key_last_used_at: string | Date | null;
   created_at: string | Date;
   updated_at: string | Date;
 }
@@ -68,6 +70,17 @@ export interface ReportLogTable {
   sent_at: string | Date | null;
 }
 
+/** A user's further API key (the primary one is in users): only its id and hash are kept. */
+export interface ApiKeysTable {
+  key_id: string;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  read_only: number;
+  created_at: string | Date;
+  last_used_at: string | Date | null;
+}
+
 export interface Database {
   users: UsersTable;
   websites: WebsitesTable;
@@ -75,4 +88,5 @@ export interface Database {
   server_secrets: ServerSecretsTable;
   report_log: ReportLogTable;
   user_sessions: UserSessionsTable;
+  api_keys: ApiKeysTable;
 }

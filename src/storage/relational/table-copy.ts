@@ -17,6 +17,7 @@ const KEYS: { readonly [T in MetadataTable]: { key: readonly string[]; identity?
   server_secrets: { key: ["name"] },
   report_log: { key: ["user_id", "period_key"] },
   user_sessions: { key: ["token_hash"] },
+  api_keys: { key: ["key_id"] },
 };
 
 /** Rows per read and per INSERT: far below either engine's limit of bound values. */

@@ -47,7 +47,7 @@ export class RelationalUserRepository implements UserRepository {
       .selectAll()
       .where("api_key_id", "=", apiKeyId)
       .executeTakeFirst();
-    return row ? { user: toUser(row), apiKeyHash: row.api_key_hash } : null;
+    return row ? { user: toUser(row), apiKeyHash: row.api_key_hash, readOnly: false } : null;
   }
 
   async replaceKey(userId: number, apiKeyId: string, apiKeyHash: string, now: Date): Promise<boolean> {

@@ -180,6 +180,25 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
         await sql`CREATE INDEX user_sessions_user_id ON user_sessions (user_id)`.execute(db);
       },
     },
+    // A user's further API keys, each named, full or read-only, revoked one at a time (the
+    // key in users stays the user's primary one, which `keys rotate` replaces), and when
+    // each key was last used.
+    "0010-api-keys": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("api_keys")
+          .addColumn("key_id", "text", (c) => c.primaryKey())
+          .addColumn("user_id", id, (c) => c.notNull().references("users.id").onDelete("cascade"))
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("key_hash", "text", (c) => c.notNull())
+          .addColumn("read_only", small, (c) => c.notNull())
+          .addColumn("created_at", timestamp, (c) => c.notNull())
+          .addColumn("last_used_at", timestamp)
+          .execute();
+        await sql`CREATE INDEX api_keys_user_id ON api_keys (user_id)`.execute(db);
+        await db.schema.alterTable("users").addColumn("api_key_last_used_at", timestamp).execute();
+      },
+    },
   };
 }
 

@@ -1,0 +1,99 @@
+// The web app's API keys routes: the list (/account/keys), a new key (shown once, in the
+// answer to its form) and revoking one. Changes need the sign-in's form token.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { NotFoundError, ValidationError } from "../errors.js";
+import { keysPage } from "./key-views.js";
+import type { WebAppOptions } from "./web-app.js";
+import { crossSitePage, type FormState } from "./web-page.js";
+import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+
+const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+const CreateBody = Type.Object({ csrf: Text(128), name: Text(1000), access: Text(8) });
+const RevokeParams = Type.Object({ keyId: Type.String({ maxLength: 32 }) });
+const CsrfBody = Type.Object({ csrf: Text(128) });
+
+export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { owners, keys, stylesheet, publicUrl } = options;
+
+  const ownerOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
+    const session = await sessionOf(request, owners);
+    if (!session) await reply.redirect("/sign-in", 303);
+    return session;
+  };
+  const page = async (
+    reply: FastifyReply,
+    session: Session,
+    status: number,
+    state: FormState,
+    created?: { name: string; key: string },
+  ) =>
+    sendHtml(
+      reply,
+      status,
+      keysPage(
+        stylesheet,
+        session.user,
+        await owners.formToken(session.token),
+        await keys.list(session.user),
+        state,
+        created,
+      ),
+    );
+
+  app.get("/account/keys", { schema: { hide: true } }, async (request, reply) => {
+    const session = await ownerOr(request, reply);
+    if (!session) return reply;
+    return page(reply, session, 200, { values: { access: "read" } });
+  });
+
+  app.post(
+    "/account/keys",
+    { schema: { hide: true, body: Type.Optional(CreateBody) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      const body = request.body ?? {};
+      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
+        return sendHtml(reply, 403, crossSitePage(stylesheet));
+      const values = { name: body.name, access: body.access };
+      if (body.access !== "read" && body.access !== "full")
+        return page(reply, session, 422, {
+          values,
+          fields: { access: ["The access must be one of: read, full."] },
+        });
+      try {
+        const { record, key } = await keys.create(session.user, {
+          name: body.name ?? "",
+          readOnly: body.access === "read",
+        });
+        return page(reply, session, 201, { values: { access: "read" } }, { name: record.name ?? "", key });
+      } catch (error) {
+        if (error instanceof ValidationError)
+          return page(reply, session, 422, { values, fields: error.fields });
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    "/account/keys/:keyId/revoke",
+    { schema: { hide: true, params: RevokeParams, body: Type.Optional(CsrfBody) } },
+    async (request, reply) => {
+      const session = await ownerOr(request, reply);
+      if (!session) return reply;
+      if (!(await formAccepted(request, publicUrl, { session, owners, presented: request.body?.csrf })))
+        return sendHtml(reply, 403, crossSitePage(stylesheet));
+      try {
+        await keys.revoke(session.user, request.params.keyId);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        return page(reply, session, 404, { error: "There is no such key to revoke." });
+      }
+      return page(reply, session, 200, { values: { access: "read" }, notice: "Key revoked." });
+    },
+  );
+}

@@ -1,0 +1,167 @@
+// API keys in the web app: an owner makes further named keys, full or read-only, each shown
+// once; a read-only key reads statistics and websites and is refused (403) anything else;
+// each key's last use is shown; revoking one stops it at once and leaves the others (the
+// primary key included) working; another owner's key cannot be revoked.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { SESSION_COOKIE } from "../src/web/web-request.js";
+import { hashPassword } from "../src/websites/password-hash.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const PASSWORD = "keys passphrase";
+const KEY = /<p class="key"><code>(ak_[^<]+)<\/code>/;
+
+describe("web app API keys", () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let cookie = "";
+  let primary = "";
+
+  const get = (url: string) =>
+    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+  const post = (url: string, form: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: {
+        cookie: `${SESSION_COOKIE}=${cookie}`,
+        "content-type": "application/x-www-form-urlencoded",
+        "sec-fetch-site": "same-origin",
+      },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const csrf = async () => /name="csrf" value="([^"]+)"/.exec((await get("/account/keys")).body)?.[1] ?? "";
+  const create = async (name: string, access: "read" | "full") => {
+    const response = await post("/account/keys", { csrf: await csrf(), name, access });
+    assert.equal(response.statusCode, 201, response.body);
+    const key = KEY.exec(response.body)?.[1];
+    assert.ok(key, "the new key is shown");
+    return key;
+  };
+
+  before(async () => {
+    clock = new ManualClock("2026-06-01T12:00:00Z");
+    t = await createTestApp({}, clock);
+    primary = (
+      await t.container.users.create({
+        email: "keys@owner.example",
+        passwordHash: await hashPassword(PASSWORD),
+      })
+    ).apiKey;
+    const signIn = await t.app.inject({
+      method: "POST",
+      url: "/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ email: "keys@owner.example", password: PASSWORD }).toString(),
+    });
+    cookie = /analytics_session=([^;]+)/.exec(String(signIn.headers["set-cookie"]))?.[1] ?? "";
+    assert.ok(cookie);
+  });
+
+  after(async () => {
+    await t.close();
+  });
+
+  it("lists the primary key and refuses a nameless key or an unknown access", async () => {
+    const page = await get("/account/keys");
+    assert.equal(page.statusCode, 200);
+    assert.match(
+      page.body,
+      /Primary key<\/span>\s*<span class="site-meta">Full access · created 2026-06-01 12:00 UTC · last used never/,
+    );
+    const token = await csrf();
+    const nameless = await post("/account/keys", { csrf: token, name: "  ", access: "read" });
+    assert.equal(nameless.statusCode, 422);
+    assert.match(nameless.body, /The name field is required\./);
+    const access = await post("/account/keys", { csrf: token, name: "x", access: "admin" });
+    assert.equal(access.statusCode, 422);
+    assert.match(access.body, /The access must be one of: read, full\./);
+    assert.equal((await post("/account/keys", { name: "no token", access: "read" })).statusCode, 403);
+  });
+
+  it("makes a read-only key that reads statistics and websites only", async () => {
+    const readOnly = await create("Grafana", "read");
+    const website = await t.call(primary, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "keys.example" },
+    });
+    const id = website.json().data.id;
+    assert.equal((await t.call(readOnly, { url: "/api/v1/websites" })).statusCode, 200);
+    assert.equal((await t.call(readOnly, { url: `/api/v1/websites/${id}` })).statusCode, 200);
+    assert.equal(
+      (await t.call(readOnly, { url: `/api/v1/stats/${id}?name=visitors&from=2026-05-01&to=2026-05-31` }))
+        .statusCode,
+      200,
+    );
+    for (const [method, url] of [
+      ["POST", "/api/v1/websites"],
+      ["PUT", `/api/v1/websites/${id}`],
+      ["DELETE", `/api/v1/websites/${id}`],
+      ["POST", "/api/v1/events"],
+      ["GET", "/api/v1/users"],
+    ] as const) {
+      const refused = await t.call(readOnly, { method, url, form: { domain: "refused.example" } });
+      assert.equal(refused.statusCode, 403, `${method} ${url}`);
+      assert.deepEqual(refused.json(), { message: "This action is unauthorized.", status: 403 });
+    }
+    assert.equal(
+      (await t.call(readOnly, { url: `/api/v1/websites/${id}` })).json().data.domain,
+      "keys.example",
+    );
+  });
+
+  it("shows when each key was last used, and revokes one without touching the others", async () => {
+    const full = await create("Deploy script", "full");
+    const doomed = await create("Old laptop", "read");
+    clock.advance(5 * 60_000);
+    assert.equal(
+      (await t.call(full, { method: "POST", url: "/api/v1/websites", form: { domain: "full.example" } }))
+        .statusCode,
+      201,
+    );
+    assert.equal((await t.call(primary, { url: "/api/v1/websites" })).statusCode, 200);
+    const page = await get("/account/keys");
+    assert.match(
+      page.body,
+      /Deploy script<\/span>\s*<span class="site-meta">Full access · created 2026-06-01 12:00 UTC · last used 2026-06-01 12:05 UTC/,
+    );
+    assert.match(
+      page.body,
+      /Old laptop<\/span>\s*<span class="site-meta">Read-only · created 2026-06-01 12:00 UTC · last used never/,
+    );
+    assert.match(
+      page.body,
+      /Primary key<\/span>\s*<span class="site-meta">Full access · created [^·]+· last used 2026-06-01 12:05 UTC/,
+    );
+
+    const doomedId = doomed.slice(3, 19);
+    assert.equal((await post(`/account/keys/${doomedId}/revoke`, {})).statusCode, 403, "no form token");
+    const revoked = await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() });
+    assert.equal(revoked.statusCode, 200);
+    assert.match(revoked.body, /Key revoked\./);
+    assert.doesNotMatch(revoked.body, /Old laptop/);
+    assert.equal(
+      (await t.call(doomed, { url: "/api/v1/websites" })).statusCode,
+      401,
+      "a revoked key stops at once",
+    );
+    assert.equal((await t.call(full, { url: "/api/v1/websites" })).statusCode, 200);
+    assert.equal((await t.call(primary, { url: "/api/v1/websites" })).statusCode, 200);
+    assert.equal((await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() })).statusCode, 404);
+  });
+
+  it("cannot revoke another owner's key", async () => {
+    const other = await t.container.users.create({ email: "other-keys@owner.example" });
+    const theirs = await t.container.keys.create(other.user, { name: "Theirs", readOnly: false });
+    const response = await post(`/account/keys/${theirs.record.keyId}/revoke`, { csrf: await csrf() });
+    assert.equal(response.statusCode, 404);
+    assert.equal(
+      (await t.call(theirs.key, { url: "/api/v1/websites" })).statusCode,
+      200,
+      "their key still works",
+    );
+  });
+});
