@@ -26,6 +26,7 @@ const SUITES = [
   "web-account",
   "web-keys",
   "web-websites",
+  "web-users",
   "websites-api",
   "websites-list",
 ];

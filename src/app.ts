@@ -137,6 +137,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await app.register(webApp, {
     owners: container.owners,
     keys: container.keys,
+    users: container.users,
+    passwords: container.passwords,
     websites: container.websites,
     realtime: container.realtime,
     stylesheet: assets.stylesheet.path,

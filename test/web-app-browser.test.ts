@@ -235,6 +235,15 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await page.click('form:has(#f-name) button[type="submit"]');
         await page.waitForSelector(".key code");
         await look(page, `keys-${width}-${scheme}`);
+        await page.click('a[href="/users"]');
+        await page.fill(
+          "#f-email",
+          `someone-with-a-long-address-${width}-${scheme}@${"sub.".repeat(8)}example`,
+        );
+        await page.click('form:has(#f-email) button[type="submit"]');
+        await page.waitForSelector(".key code");
+        await page.click(".sites li:last-child details summary").catch(() => undefined);
+        await look(page, `users-${width}-${scheme}`);
         assert.deepEqual(violations, []);
         await context.close();
       });

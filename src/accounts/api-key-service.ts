@@ -38,6 +38,7 @@ export class ApiKeyService {
     if (!keyId) return null;
     const credential = (await this.users.findCredential(keyId)) ?? (await this.keys.findCredential(keyId));
     if (!credential || !keyMatches(key, credential.apiKeyHash)) return null;
+    if (credential.user.disabledAt !== null) return null;
     await this.markUsed(keyId);
     return { user: credential.user, readOnly: credential.readOnly };
   }

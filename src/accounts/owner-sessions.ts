@@ -131,7 +131,7 @@ export class OwnerSessions {
       () => limiter.withdrawn(address, target),
     );
     if (typeof checked !== "boolean") return checked;
-    if (!found || stored === null || !checked) return { state: "refused" };
+    if (!found || stored === null || !checked || found.user.disabledAt !== null) return { state: "refused" };
     limiter.succeeded(address, target);
     return { state: "granted", user: found.user, token: await this.startSession(found.user.id) };
   }
@@ -139,7 +139,10 @@ export class OwnerSessions {
   /** The user a cookie's token signs in, or null (unknown, expired, ended). */
   userOf(token: string | undefined): Promise<UserRecord | null> {
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return Promise.resolve(null);
-    return this.deps.sessions.findUser(tokenHash(token), this.deps.clock.now());
+    // A disabled user's sign-ins were deleted with the change; checked here all the same.
+    return this.deps.sessions
+      .findUser(tokenHash(token), this.deps.clock.now())
+      .then((user) => (user?.disabledAt === null ? user : null));
   }
 
   async signOut(token: string): Promise<void> {

@@ -4,7 +4,7 @@
 // are api-key-service.ts's.
 
 import type { Clock } from "../clock.js";
-import { AppError, ForbiddenError, ValidationError } from "../errors.js";
+import { AppError, ForbiddenError, NotFoundError, ValidationError } from "../errors.js";
 import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
 import { issueApiKey } from "./api-keys.js";
 import { emailRule } from "./email-rule.js";
@@ -70,6 +70,24 @@ export class UserService {
   async createAs(actor: UserRecord, input: NewUserInput): Promise<{ user: UserRecord; apiKey: string }> {
     requireAdmin(actor);
     return this.create(input);
+  }
+
+  /**
+   * For an administrator: disables a user (their keys and sign-ins stop at once; their
+   * websites stay) or enables them again. An administrator cannot disable themselves.
+   */
+  async setDisabledAs(actor: UserRecord, userId: number, disabled: boolean): Promise<void> {
+    requireAdmin(actor);
+    if (userId === actor.id && disabled) throw new AppError("forbidden", "You cannot disable yourself.");
+    const now = this.clock.now();
+    if (!(await this.users.setDisabled(userId, disabled ? now : null, now))) throw new NotFoundError();
+  }
+
+  /** For an administrator: sets a user's web app password (hashed), ending their sign-ins. */
+  async resetPasswordAs(actor: UserRecord, userId: number, passwordHash: string): Promise<void> {
+    requireAdmin(actor);
+    if (!(await this.users.replacePassword(userId, passwordHash, this.clock.now())))
+      throw new NotFoundError();
   }
 }
 

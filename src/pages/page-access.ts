@@ -100,6 +100,7 @@ export class PageAccess {
       const keyId = keyIdOf(key.trim());
       const credential = keyId ? await this.deps.users.findCredential(keyId) : null;
       if (!keyId || !credential || !keyMatches(key.trim(), credential.apiKeyHash)) return null;
+      if (credential.user.disabledAt !== null) return null;
       if (!website || credential.user.id !== website.userId) return null;
       return {
         grant: { websiteId: website.id, kind: "key", keyId, expires },
@@ -130,7 +131,8 @@ export class PageAccess {
       }
     } else if (grant.keyId) {
       const credential = await this.deps.users.findCredential(grant.keyId);
-      if (credential?.user.id === website.userId) credentialHash = credential.apiKeyHash;
+      if (credential?.user.id === website.userId && credential.user.disabledAt === null)
+        credentialHash = credential.apiKeyHash;
     }
     return credentialHash !== null && signer.verify(cookie, grant, credentialHash);
   }

@@ -182,7 +182,8 @@ a.button {
 .pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
 .danger { color: var(--bad); }
 .keys li { align-items: center; }
-.card h1, .card h2 { overflow-wrap: anywhere; }
+.card h1, .card h2, .notice, .error { overflow-wrap: anywhere; }
+.user-actions { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; }
 .card > p.hint { margin: 4px 0 12px; }
 .keys button { min-height: 0; padding: 2px 10px; font-size: .85rem; }
 .key-name { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }

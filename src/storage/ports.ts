@@ -17,6 +17,8 @@ export interface UserRecord {
   email: string;
   name: string | null;
   isAdmin: boolean;
+  /** When an administrator disabled the user (no key or sign-in works then); null: enabled. */
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -88,6 +90,11 @@ export interface UserRepository {
    * transaction; returns false when no such user.
    */
   replacePassword(userId: number, passwordHash: string | null, now: Date): Promise<boolean>;
+  /**
+   * Disables the user (`disabledAt`; their sign-ins end, in the same transaction) or enables
+   * them again (null); returns false when no such user.
+   */
+  setDisabled(userId: number, disabledAt: Date | null, now: Date): Promise<boolean>;
 }
 
 /** Sign-ins to the web app, each known by the SHA-256 of its cookie's token (owner-sessions.ts). */

@@ -1,18 +1,21 @@
 // The owner's web app, one Fastify plugin: its account pages (account-routes.ts), its
-// websites (site-routes.ts) and API keys (key-routes.ts), under the same security headers as the stats pages (no script
+// websites (site-routes.ts), API keys (key-routes.ts) and users (user-routes.ts), under the same security headers as the stats pages (no script
 // at all, nothing from another host) and an error handler that answers pages, not JSON.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { ApiKeyService } from "../accounts/api-key-service.js";
 import type { OwnerSessions } from "../accounts/owner-sessions.js";
+import type { UserService } from "../accounts/user-service.js";
 import { AppError } from "../errors.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
 import type { RealtimeService } from "../stats/realtime.js";
+import type { PasswordHasher } from "../websites/password-hasher.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { accountRoutes } from "./account-routes.js";
 import { keyRoutes } from "./key-routes.js";
 import { siteRoutes } from "./site-routes.js";
+import { userRoutes } from "./user-routes.js";
 import { messagePage } from "./web-page.js";
 import { sendHtml } from "./web-request.js";
 
@@ -20,6 +23,10 @@ export interface WebAppOptions {
   owners: OwnerSessions;
   /** The owner's API keys (keys page). */
   keys: ApiKeyService;
+  /** Users, for administrators (users page). */
+  users: UserService;
+  /** Hashes the passwords the users page sets. */
+  passwords: PasswordHasher;
   websites: WebsiteService;
   /** A website's last minutes, for its installation check. */
   realtime: RealtimeService;
@@ -58,4 +65,5 @@ export async function webApp(scope: FastifyInstance, options: WebAppOptions) {
   accountRoutes(scope, options);
   siteRoutes(scope, options);
   keyRoutes(scope, options);
+  userRoutes(scope, options);
 }

@@ -115,6 +115,7 @@ export function ownerPage(
     body: html`<header class="top app"><div class="wrap">
 <a class="home" href="/">Analytics</a>
 <nav aria-label="Account"><span class="who">${user.email}</span>
+${user.isAdmin ? html`<a href="/users">Users</a>` : ""}
 <a href="/account/keys">API keys</a>
 <a href="/account/password">Password</a>
 <form class="signout" method="post" action="/sign-out"><input type="hidden" name="csrf" value="${formToken}"><button type="submit">Sign out</button></form>

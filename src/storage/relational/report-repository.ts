@@ -26,6 +26,7 @@ export class RelationalReportRepository implements ReportRepository {
         "websites.domain as domain",
       ])
       .where("websites.email", "=", 1)
+      .where("users.disabled_at", "is", null)
       .orderBy("users.id")
       .orderBy("websites.domain")
       .execute();

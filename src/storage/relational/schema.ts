@@ -14,6 +14,8 @@ export interface UsersTable {
   password_hash: string | null;
   /** When the primary key (api_key_id) was last used, to the minute; null: never. */
   api_key_last_used_at: string | Date | null;
+  /** When an administrator disabled the user; null: enabled. */
+  disabled_at: string | Date | null;
   created_at: string | Date;
   updated_at: string | Date;
 }

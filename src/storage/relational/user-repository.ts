@@ -86,6 +86,21 @@ export class RelationalUserRepository implements UserRepository {
     });
   }
 
+  setDisabled(userId: number, disabledAt: Date | null, now: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("users")
+        .set({
+          disabled_at: disabledAt === null ? null : formatTimestamp(disabledAt),
+          updated_at: formatTimestamp(now),
+        })
+        .where("id", "=", userId)
+        .executeTakeFirst();
+      if (disabledAt !== null) await trx.deleteFrom("user_sessions").where("user_id", "=", userId).execute();
+      return Number(result.numUpdatedRows) > 0;
+    });
+  }
+
   async list(limit: number, offset: number): Promise<{ items: UserRecord[]; total: number }> {
     const rows = await this.db
       .selectFrom("users")
@@ -108,6 +123,7 @@ export function toUser(row: Selectable<UsersTable>): UserRecord {
     email: row.email,
     name: row.name,
     isAdmin: Number(row.is_admin) === 1,
+    disabledAt: row.disabled_at === null || row.disabled_at === undefined ? null : new Date(row.disabled_at),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };

@@ -199,6 +199,13 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
         await db.schema.alterTable("users").addColumn("api_key_last_used_at", timestamp).execute();
       },
     },
+    // An administrator may disable a user: their keys and sign-ins stop, their websites and
+    // statistics stay (and keep collecting), and enabling them again restores their keys.
+    "0011-users-disabled": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("users").addColumn("disabled_at", timestamp).execute();
+      },
+    },
   };
 }
 

@@ -1,0 +1,159 @@
+// The web app's users routes, for administrators only (anyone else gets the not-found page):
+// the list (/users), creating a user, disabling or enabling one, setting one's password.
+// Every change goes through UserService, as the users API's do, and needs the sign-in's form
+// token.
+
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { passwordProblems } from "../accounts/owner-sessions.js";
+import { AppError, NotFoundError, ValidationError } from "../errors.js";
+import { usersPage } from "./user-views.js";
+import type { WebAppOptions } from "./web-app.js";
+import { crossSitePage, type FormState, messagePage } from "./web-page.js";
+import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+
+const PER_PAGE = 25;
+const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+const UserParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+const CreateBody = Type.Object({
+  csrf: Text(128),
+  email: Text(320),
+  name: Text(255),
+  password: Text(1024),
+  admin: Text(8),
+});
+const PasswordBody = Type.Object({ csrf: Text(128), password: Text(1024) });
+const CsrfBody = Type.Object({ csrf: Text(128) });
+
+export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  const { owners, users, passwords, stylesheet, publicUrl } = options;
+
+  /** The signed-in administrator, or null after a redirect (stranger) or a 404 page (not an admin). */
+  const adminOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
+    const session = await sessionOf(request, owners);
+    if (!session) await reply.redirect("/sign-in", 303);
+    else if (!session.user.isAdmin)
+      await sendHtml(
+        reply,
+        404,
+        messagePage(stylesheet, "Page not found", "There is nothing at this address."),
+      );
+    else return session;
+    return null;
+  };
+  const page = async (
+    reply: FastifyReply,
+    session: Session,
+    status: number,
+    state: FormState,
+    pageNumber = 1,
+    created?: { email: string; key: string },
+  ) => {
+    const listed = await users.list(session.user, { perPage: PER_PAGE, page: pageNumber });
+    const token = await owners.formToken(session.token);
+    return sendHtml(
+      reply,
+      status,
+      usersPage(stylesheet, session.user, token, listed, pageNumber, PER_PAGE, state, created),
+    );
+  };
+  /** A change the form asked for: refused without the form token; its outcome as the list page. */
+  const change = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    target: { id: string; csrf: string | undefined },
+    work: (session: Session, userId: number) => Promise<string>,
+  ) => {
+    const session = await adminOr(request, reply);
+    if (!session) return reply;
+    if (!(await formAccepted(request, publicUrl, { session, owners, presented: target.csrf })))
+      return sendHtml(reply, 403, crossSitePage(stylesheet));
+    const userId = /^[1-9]\d{0,15}$/.test(target.id) ? Number(target.id) : 0;
+    try {
+      if (userId === 0) throw new NotFoundError();
+      return page(reply, session, 200, { notice: await work(session, userId) });
+    } catch (error) {
+      if (error instanceof NotFoundError)
+        return page(reply, session, 404, { error: "There is no such user." });
+      if (error instanceof ValidationError)
+        return page(reply, session, 422, { error: Object.values(error.fields).flat().join(" ") });
+      if (error instanceof AppError && error.code === "forbidden")
+        return page(reply, session, 403, { error: error.message });
+      throw error;
+    }
+  };
+
+  app.get(
+    "/users",
+    { schema: { hide: true, querystring: Type.Object({ page: Text(9) }) } },
+    async (request, reply) => {
+      const session = await adminOr(request, reply);
+      if (!session) return reply;
+      const asked = Number(request.query.page);
+      return page(reply, session, 200, {}, Number.isSafeInteger(asked) && asked >= 1 ? asked : 1);
+    },
+  );
+
+  app.post("/users", { schema: { hide: true, body: Type.Optional(CreateBody) } }, async (request, reply) => {
+    const session = await adminOr(request, reply);
+    if (!session) return reply;
+    const body = request.body ?? {};
+    if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
+      return sendHtml(reply, 403, crossSitePage(stylesheet));
+    const values = { email: body.email, name: body.name, admin: body.admin === "1" ? "1" : "0" };
+    const problems = body.password ? passwordProblems(body.password) : [];
+    if (problems.length > 0) return page(reply, session, 422, { values, fields: { password: problems } });
+    try {
+      const passwordHash = body.password ? await passwords.hash(body.password) : null;
+      const { user, apiKey } = await users.createAs(session.user, {
+        email: body.email ?? "",
+        name: body.name,
+        admin: body.admin === "1",
+        passwordHash,
+      });
+      return page(reply, session, 201, { notice: `Created ${user.email}.` }, 1, {
+        email: user.email,
+        key: apiKey,
+      });
+    } catch (error) {
+      if (error instanceof ValidationError)
+        return page(reply, session, 422, { values, fields: error.fields });
+      throw error;
+    }
+  });
+
+  app.post(
+    "/users/:id/disable",
+    { schema: { hide: true, params: UserParams, body: Type.Optional(CsrfBody) } },
+    (request, reply) =>
+      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+        await users.setDisabledAs(session.user, userId, true);
+        return "User disabled: their keys and sign-ins no longer work.";
+      }),
+  );
+
+  app.post(
+    "/users/:id/enable",
+    { schema: { hide: true, params: UserParams, body: Type.Optional(CsrfBody) } },
+    (request, reply) =>
+      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+        await users.setDisabledAs(session.user, userId, false);
+        return "User enabled again.";
+      }),
+  );
+
+  app.post(
+    "/users/:id/password",
+    { schema: { hide: true, params: UserParams, body: Type.Optional(PasswordBody) } },
+    (request, reply) =>
+      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+        const password = request.body?.password ?? "";
+        const problems = passwordProblems(password);
+        if (problems.length > 0) throw new ValidationError({ password: problems });
+        await users.resetPasswordAs(session.user, userId, await passwords.hash(password));
+        return "Password set: the user's sign-ins have ended.";
+      }),
+  );
+}

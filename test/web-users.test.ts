@@ -1,0 +1,167 @@
+// The web app's users page, for administrators only: create a user (key shown once, an
+// optional password), disable one (their keys, sign-ins and email reports stop; their
+// websites stay), enable them again, set their password; never disable oneself.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { SESSION_COOKIE } from "../src/web/web-request.js";
+import { hashPassword } from "../src/websites/password-hash.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+
+const ADMIN = "admin@users.example";
+const PASSWORD = "admin passphrase";
+
+describe("web app users", () => {
+  let t: TestApp;
+  let admin = "";
+  let adminId = 0;
+
+  const signIn = async (email: string, password: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ email, password }).toString(),
+    });
+  const cookieOf = async (email: string, password: string) => {
+    const response = await signIn(email, password);
+    assert.equal(response.statusCode, 303, `${email} signs in`);
+    return /analytics_session=([^;]+)/.exec(String(response.headers["set-cookie"]))?.[1] ?? "";
+  };
+  const get = (url: string, cookie = admin) =>
+    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+  const post = (url: string, form: Record<string, string>, cookie = admin) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: {
+        cookie: `${SESSION_COOKIE}=${cookie}`,
+        "content-type": "application/x-www-form-urlencoded",
+        "sec-fetch-site": "same-origin",
+      },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const csrf = async () => /name="csrf" value="([^"]+)"/.exec((await get("/users")).body)?.[1] ?? "";
+
+  before(async () => {
+    t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
+    const created = await t.container.users.create({
+      email: ADMIN,
+      admin: true,
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    adminId = created.user.id;
+    admin = await cookieOf(ADMIN, PASSWORD);
+  });
+
+  after(async () => {
+    await t.close();
+  });
+
+  it("is an administrator's page only", async () => {
+    const stranger = await t.app.inject({ method: "GET", url: "/users" });
+    assert.equal(stranger.headers.location, "/sign-in");
+    await t.container.users.create({
+      email: "plain@users.example",
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    const plain = await cookieOf("plain@users.example", PASSWORD);
+    const refused = await get("/users", plain);
+    assert.equal(refused.statusCode, 404);
+    assert.doesNotMatch((await get("/", plain)).body, /href="\/users"/, "no link to it either");
+    assert.match((await get("/")).body, /href="\/users"/);
+    assert.equal((await post("/users", { email: "x@users.example" }, plain)).statusCode, 404);
+  });
+
+  it("creates users with the API's rules, the key shown once", async () => {
+    const token = await csrf();
+    const invalid = await post("/users", { csrf: token, email: "not an email", password: "short" });
+    assert.equal(invalid.statusCode, 422);
+    assert.match(invalid.body, /at least 8 characters/);
+    const badEmail = await post("/users", { csrf: token, email: "not an email" });
+    assert.equal(badEmail.statusCode, 422);
+    assert.match(badEmail.body, /The email must be a valid email address\./);
+    const created = await post("/users", {
+      csrf: token,
+      email: "New@Users.example",
+      password: "new user passphrase",
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const key = /<p class="key"><code>(ak_[^<]+)<\/code>/.exec(created.body)?.[1];
+    assert.ok(key);
+    assert.match(created.body, /new@users\.example/);
+    assert.equal((await t.call(key, { url: "/api/v1/websites" })).statusCode, 200);
+    assert.equal((await signIn("new@users.example", "new user passphrase")).statusCode, 303);
+    assert.equal((await t.call(key, { url: "/api/v1/users" })).statusCode, 403, "not an administrator");
+  });
+
+  it("disables a user (keys, sign-ins and reports stop, websites stay) and enables them again", async () => {
+    const { user, apiKey } = await t.container.users.create({
+      email: "doomed@users.example",
+      passwordHash: await hashPassword("doomed passphrase"),
+    });
+    const website = await t.call(apiKey, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "doomed-user.example", privacy: "0", email: "1" },
+    });
+    assert.equal(website.statusCode, 201);
+    const theirs = await cookieOf("doomed@users.example", "doomed passphrase");
+    const reportsBefore = await t.container.metadata.reports.recipients();
+    assert.ok(reportsBefore.some((recipient) => recipient.user.id === user.id));
+
+    assert.equal((await post(`/users/${user.id}/disable`, {})).statusCode, 403, "no form token");
+    const disabled = await post(`/users/${user.id}/disable`, { csrf: await csrf() });
+    assert.equal(disabled.statusCode, 200);
+    assert.match(disabled.body, /User disabled/);
+    assert.match(disabled.body, /doomed@users\.example<\/span>\s*<span class="site-meta">User · disabled/);
+    assert.equal((await t.call(apiKey, { url: "/api/v1/websites" })).statusCode, 401);
+    assert.equal((await get("/", theirs)).headers.location, "/sign-in", "their sign-in ended");
+    assert.equal((await signIn("doomed@users.example", "doomed passphrase")).statusCode, 401);
+    const reportsAfter = await t.container.metadata.reports.recipients();
+    assert.ok(!reportsAfter.some((recipient) => recipient.user.id === user.id), "no email reports");
+    assert.equal(
+      (await t.app.inject({ method: "GET", url: "/doomed-user.example" })).statusCode,
+      200,
+      "the website stays",
+    );
+
+    const enabled = await post(`/users/${user.id}/enable`, { csrf: await csrf() });
+    assert.equal(enabled.statusCode, 200);
+    assert.match(enabled.body, /User enabled again\./);
+    assert.equal(
+      (await t.call(apiKey, { url: "/api/v1/websites" })).statusCode,
+      200,
+      "the same key works again",
+    );
+    assert.equal((await signIn("doomed@users.example", "doomed passphrase")).statusCode, 303);
+  });
+
+  it("sets a user's password, ending their sign-ins; never disables oneself", async () => {
+    const { user } = await t.container.users.create({
+      email: "forgetful@users.example",
+      passwordHash: await hashPassword("forgotten passphrase"),
+    });
+    const theirs = await cookieOf("forgetful@users.example", "forgotten passphrase");
+    const short = await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "short" });
+    assert.equal(short.statusCode, 422);
+    assert.match(short.body, /at least 8 characters/);
+    const set = await post(`/users/${user.id}/password`, {
+      csrf: await csrf(),
+      password: "remembered passphrase",
+    });
+    assert.equal(set.statusCode, 200);
+    assert.match(set.body, /Password set/);
+    assert.equal((await get("/", theirs)).headers.location, "/sign-in");
+    assert.equal((await signIn("forgetful@users.example", "forgotten passphrase")).statusCode, 401);
+    assert.equal((await signIn("forgetful@users.example", "remembered passphrase")).statusCode, 303);
+
+    const self = await post(`/users/${adminId}/disable`, { csrf: await csrf() });
+    assert.equal(self.statusCode, 403);
+    assert.match(self.body, /You cannot disable yourself\./);
+    assert.equal((await get("/users")).statusCode, 200, "still signed in");
+    assert.equal((await post("/users/999999/disable", { csrf: await csrf() })).statusCode, 404);
+    assert.equal((await post("/users/abc/enable", { csrf: await csrf() })).statusCode, 404);
+  });
+});
