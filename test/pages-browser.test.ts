@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../src/clock.js";
-import { chromiumMissing, launchChromium } from "./support/browser.js";
+import { chromiumMissing, launchChromium, watchPolicy } from "./support/browser.js";
 import { asImport, FIXTURE_DOMAIN, FIXTURE_SETTINGS } from "./support/stats-fixture.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
@@ -69,15 +69,6 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
     await new Promise((resolve) => attacker?.close(resolve));
     await t?.close();
   });
-
-  /** Console messages about the Content-Security-Policy (there must be none). */
-  function watchPolicy(page: Page): string[] {
-    const violations: string[] = [];
-    page.on("console", (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-    });
-    return violations;
-  }
 
   async function total(page: Page, name: string): Promise<string> {
     return (await page.locator(`[data-total="${name}"] .value`).textContent())?.trim() ?? "";

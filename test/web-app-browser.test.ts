@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../src/clock.js";
-import { chromiumMissing, launchChromium } from "./support/browser.js";
+import { chromiumMissing, launchChromium, watchPolicy } from "./support/browser.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const EMAIL = "owner@browser.example";
@@ -60,15 +60,6 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await browser?.close();
     await t?.close();
   });
-
-  /** Console messages about the Content-Security-Policy (there must be none). */
-  function watchPolicy(page: Page): string[] {
-    const violations: string[] = [];
-    page.on("console", (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-    });
-    return violations;
-  }
 
   /** Checks the page as it is (no sideways scrolling, axe-core) and saves its screenshot. */
   async function look(page: Page, name: string): Promise<void> {

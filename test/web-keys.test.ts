@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
+import { signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "keys passphrase";
 const KEY = /<p class="key"><code>(ak_[^<]+)<\/code>/;
@@ -16,23 +16,12 @@ const KEY = /<p class="key"><code>(ak_[^<]+)<\/code>/;
 describe("web app API keys", () => {
   let t: TestApp;
   let clock: ManualClock;
-  let cookie = "";
   let primary = "";
 
-  const get = (url: string) =>
-    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
-  const post = (url: string, form: Record<string, string>) =>
-    t.app.inject({
-      method: "POST",
-      url,
-      headers: {
-        cookie: `${SESSION_COOKIE}=${cookie}`,
-        "content-type": "application/x-www-form-urlencoded",
-        "sec-fetch-site": "same-origin",
-      },
-      payload: new URLSearchParams(form).toString(),
-    });
-  const csrf = async () => /name="csrf" value="([^"]+)"/.exec((await get("/account/keys")).body)?.[1] ?? "";
+  let client: WebClient;
+  const get = (url: string) => client.get(url);
+  const post = (url: string, form: Record<string, string>) => client.post(url, form);
+  const csrf = () => client.formToken("/account/keys");
   const create = async (name: string, access: "read" | "full") => {
     const response = await post("/account/keys", { csrf: await csrf(), name, access });
     assert.equal(response.statusCode, 201, response.body);
@@ -50,14 +39,7 @@ describe("web app API keys", () => {
         passwordHash: await hashPassword(PASSWORD),
       })
     ).apiKey;
-    const signIn = await t.app.inject({
-      method: "POST",
-      url: "/sign-in",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams({ email: "keys@owner.example", password: PASSWORD }).toString(),
-    });
-    cookie = /analytics_session=([^;]+)/.exec(String(signIn.headers["set-cookie"]))?.[1] ?? "";
-    assert.ok(cookie);
+    client = await signedIn(t, "keys@owner.example", PASSWORD);
   });
 
   after(async () => {

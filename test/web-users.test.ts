@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
+import { asClient, postSignIn, signedIn, type WebClient } from "./support/web-client.js";
 
 const ADMIN = "admin@users.example";
 const PASSWORD = "admin passphrase";
@@ -17,32 +17,13 @@ describe("web app users", () => {
   let admin = "";
   let adminId = 0;
 
-  const signIn = async (email: string, password: string) =>
-    t.app.inject({
-      method: "POST",
-      url: "/sign-in",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams({ email, password }).toString(),
-    });
-  const cookieOf = async (email: string, password: string) => {
-    const response = await signIn(email, password);
-    assert.equal(response.statusCode, 303, `${email} signs in`);
-    return /analytics_session=([^;]+)/.exec(String(response.headers["set-cookie"]))?.[1] ?? "";
-  };
-  const get = (url: string, cookie = admin) =>
-    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
+  let client: WebClient;
+  const signIn = (email: string, password: string) => postSignIn(t, email, password);
+  const cookieOf = async (email: string, password: string) => (await signedIn(t, email, password)).cookie;
+  const get = (url: string, cookie = admin) => asClient(t, cookie).get(url);
   const post = (url: string, form: Record<string, string>, cookie = admin) =>
-    t.app.inject({
-      method: "POST",
-      url,
-      headers: {
-        cookie: `${SESSION_COOKIE}=${cookie}`,
-        "content-type": "application/x-www-form-urlencoded",
-        "sec-fetch-site": "same-origin",
-      },
-      payload: new URLSearchParams(form).toString(),
-    });
-  const csrf = async () => /name="csrf" value="([^"]+)"/.exec((await get("/users")).body)?.[1] ?? "";
+    asClient(t, cookie).post(url, form);
+  const csrf = () => client.formToken("/users");
 
   before(async () => {
     t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
@@ -52,7 +33,8 @@ describe("web app users", () => {
       passwordHash: await hashPassword(PASSWORD),
     });
     adminId = created.user.id;
-    admin = await cookieOf(ADMIN, PASSWORD);
+    client = await signedIn(t, ADMIN, PASSWORD);
+    admin = client.cookie;
   });
 
   after(async () => {

@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
-import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { PASSWORD_REQUIRED } from "../src/websites/website-rules.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
+import { signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "owner passphrase";
 const CHROME =
@@ -19,28 +19,13 @@ const CHROME =
 
 describe("web app websites", () => {
   let t: TestApp;
-  let cookie = "";
   let key = "";
   let otherKey = "";
 
-  const get = (url: string) =>
-    t.app.inject({ method: "GET", url, headers: { cookie: `${SESSION_COOKIE}=${cookie}` } });
-  const post = (url: string, form: Record<string, string>) =>
-    t.app.inject({
-      method: "POST",
-      url,
-      headers: {
-        cookie: `${SESSION_COOKIE}=${cookie}`,
-        "content-type": "application/x-www-form-urlencoded",
-        "sec-fetch-site": "same-origin",
-      },
-      payload: new URLSearchParams(form).toString(),
-    });
-  const formToken = async (url = "/") => {
-    const match = /name="csrf" value="([^"]+)"/.exec((await get(url)).body);
-    assert.ok(match, "the page has a form token");
-    return match[1] as string;
-  };
+  let client: WebClient;
+  const get = (url: string) => client.get(url);
+  const post = (url: string, form: Record<string, string>) => client.post(url, form);
+  const formToken = (url = "/") => client.formToken(url);
   const apiWebsite = async (id: number) => (await t.call(key, { url: `/api/v1/websites/${id}` })).json();
 
   before(async () => {
@@ -51,15 +36,7 @@ describe("web app websites", () => {
     });
     key = created.apiKey;
     otherKey = await t.createUser("other@owner.example");
-    const signIn = await t.app.inject({
-      method: "POST",
-      url: "/sign-in",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: new URLSearchParams({ email: "sites@owner.example", password: PASSWORD }).toString(),
-    });
-    assert.equal(signIn.statusCode, 303, signIn.body);
-    cookie = /analytics_session=([^;]+)/.exec(String(signIn.headers["set-cookie"]))?.[1] ?? "";
-    assert.ok(cookie);
+    client = await signedIn(t, "sites@owner.example", PASSWORD);
   });
 
   after(async () => {

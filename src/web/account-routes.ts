@@ -13,7 +13,14 @@ import { passwordChangePage, setupPage, signInPage } from "./account-views.js";
 import { homePage } from "./site-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { crossSitePage, type FormState } from "./web-page.js";
-import { clearSessionCookie, formAccepted, sendHtml, sessionOf, setSessionCookie } from "./web-request.js";
+import {
+  clearSessionCookie,
+  formAccepted,
+  ownerGate,
+  sendHtml,
+  sessionOf,
+  setSessionCookie,
+} from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const SetupBody = Type.Object({ code: Text(64), email: Text(320), name: Text(255), password: Text(1024) });
@@ -31,6 +38,7 @@ const BUSY = "Too many sign-ins are being checked right now. Try again in a few 
 export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { owners, stylesheet, publicUrl } = options;
+  const gate = ownerGate(owners, stylesheet, publicUrl);
 
   app.get("/setup", { schema: { hide: true } }, async (_request, reply) => {
     if (!(await owners.needsSetup())) return reply.redirect("/sign-in", 303);
@@ -107,18 +115,16 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
   );
 
   app.post("/sign-out", { schema: { hide: true, body: Type.Optional(CsrfBody) } }, async (request, reply) => {
-    const session = await sessionOf(request, owners);
-    if (!session) return reply.redirect("/sign-in", 303);
-    if (!(await formAccepted(request, publicUrl, { session, owners, presented: request.body?.csrf })))
-      return sendHtml(reply, 403, crossSitePage(stylesheet));
+    const session = await gate.post(request, reply, request.body?.csrf);
+    if (!session) return reply;
     await owners.signOut(session.token);
     clearSessionCookie(request, reply);
     return reply.redirect("/sign-in", 303);
   });
 
   app.get("/account/password", { schema: { hide: true } }, async (request, reply) => {
-    const session = await sessionOf(request, owners);
-    if (!session) return reply.redirect("/sign-in", 303);
+    const session = await gate.page(request, reply);
+    if (!session) return reply;
     const token = await owners.formToken(session.token);
     return sendHtml(reply, 200, passwordChangePage(stylesheet, session.user, token));
   });
@@ -127,11 +133,9 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
     "/account/password",
     { schema: { hide: true, body: Type.Optional(PasswordBody) } },
     async (request, reply) => {
-      const session = await sessionOf(request, owners);
-      if (!session) return reply.redirect("/sign-in", 303);
       const body = request.body ?? {};
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
-        return sendHtml(reply, 403, crossSitePage(stylesheet));
+      const session = await gate.post(request, reply, body.csrf);
+      if (!session) return reply;
       const page = async (status: number, state: FormState, token = session.token) =>
         sendHtml(
           reply,

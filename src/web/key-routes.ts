@@ -2,13 +2,13 @@
 // answer to its form) and revoking one. Changes need the sign-in's form token.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { keysPage } from "./key-views.js";
 import type { WebAppOptions } from "./web-app.js";
-import { crossSitePage, type FormState } from "./web-page.js";
-import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+import type { FormState } from "./web-page.js";
+import { ownerGate, type Session, sendHtml } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const CreateBody = Type.Object({ csrf: Text(128), name: Text(1000), access: Text(8) });
@@ -19,11 +19,7 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { owners, keys, stylesheet, publicUrl } = options;
 
-  const ownerOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
-    const session = await sessionOf(request, owners);
-    if (!session) await reply.redirect("/sign-in", 303);
-    return session;
-  };
+  const gate = ownerGate(owners, stylesheet, publicUrl);
   const page = async (
     reply: FastifyReply,
     session: Session,
@@ -45,7 +41,7 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
     );
 
   app.get("/account/keys", { schema: { hide: true } }, async (request, reply) => {
-    const session = await ownerOr(request, reply);
+    const session = await gate.page(request, reply);
     if (!session) return reply;
     return page(reply, session, 200, { values: { access: "read" } });
   });
@@ -54,11 +50,9 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
     "/account/keys",
     { schema: { hide: true, body: Type.Optional(CreateBody) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
-      if (!session) return reply;
       const body = request.body ?? {};
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
-        return sendHtml(reply, 403, crossSitePage(stylesheet));
+      const session = await gate.post(request, reply, body.csrf);
+      if (!session) return reply;
       const values = { name: body.name, access: body.access };
       if (body.access !== "read" && body.access !== "full")
         return page(reply, session, 422, {
@@ -83,10 +77,8 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
     "/account/keys/:keyId/revoke",
     { schema: { hide: true, params: RevokeParams, body: Type.Optional(CsrfBody) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
+      const session = await gate.post(request, reply, request.body?.csrf);
       if (!session) return reply;
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: request.body?.csrf })))
-        return sendHtml(reply, 403, crossSitePage(stylesheet));
       try {
         await keys.revoke(session.user, request.params.keyId);
       } catch (error) {

@@ -5,7 +5,7 @@
 // API's; a form's fields come back with their errors beside them.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { requestOrigin } from "../api/request-origin.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../errors.js";
@@ -22,8 +22,8 @@ import {
   websitePage,
 } from "./site-views.js";
 import type { WebAppOptions } from "./web-app.js";
-import { crossSitePage, type FormState, messagePage } from "./web-page.js";
-import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+import { type FormState, messagePage } from "./web-page.js";
+import { ownerGate, type Session, sendHtml } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -89,13 +89,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { owners, websites, realtime, stylesheet, publicUrl } = options;
 
-  /** The signed-in owner, or null after answering with the way to sign in (or set up). */
-  const ownerOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
-    const session = await sessionOf(request, owners);
-    if (session) return session;
-    await reply.redirect((await owners.needsSetup()) ? "/setup" : "/sign-in", 303);
-    return null;
-  };
+  const gate = ownerGate(owners, stylesheet, publicUrl);
   /** The owner's website of the path, or null after a 404 page. */
   const websiteOf = async (session: Session, id: string, reply: FastifyReply) => {
     const number = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : 0;
@@ -111,7 +105,6 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     );
     return null;
   };
-  const refused = (reply: FastifyReply) => sendHtml(reply, 403, crossSitePage(stylesheet));
   /** The installation check: the website's pageviews of the last minutes, buffered hits included. */
   const checkOf = async (session: Session, websiteId: number): Promise<InstallationCheck> => {
     const { pageviews } = await realtime.read(session.user.id, websiteId);
@@ -124,7 +117,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
   };
 
   app.get("/", { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = await ownerOr(request, reply);
+    const session = await gate.page(request, reply);
     if (!session) return reply;
     const search = request.query.q?.trim() || undefined;
     const asked = Number(request.query.page);
@@ -145,7 +138,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
   });
 
   app.get("/websites/new", { schema: { hide: true } }, async (request, reply) => {
-    const session = await ownerOr(request, reply);
+    const session = await gate.page(request, reply);
     if (!session) return reply;
     const token = await owners.formToken(session.token);
     return sendHtml(
@@ -159,11 +152,9 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     "/websites",
     { schema: { hide: true, body: Type.Optional(CreateBody) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
-      if (!session) return reply;
       const body = request.body ?? {};
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
-        return refused(reply);
+      const session = await gate.post(request, reply, body.csrf);
+      if (!session) return reply;
       const token = await owners.formToken(session.token);
       const { settings, fields } = settingsOf(body, false);
       const again = (state: FormState) =>
@@ -187,7 +178,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     "/websites/:id",
     { schema: { hide: true, params: IdParams, querystring: Type.Object({ added: Text(1) }) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
+      const session = await gate.page(request, reply);
       if (!session) return reply;
       const website = await websiteOf(session, request.params.id, reply);
       if (!website) return reply;
@@ -210,11 +201,9 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     "/websites/:id",
     { schema: { hide: true, params: IdParams, body: Type.Optional(UpdateBody) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
-      if (!session) return reply;
       const body = request.body ?? {};
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
-        return refused(reply);
+      const session = await gate.post(request, reply, body.csrf);
+      if (!session) return reply;
       const website = await websiteOf(session, request.params.id, reply);
       if (!website) return reply;
       const token = await owners.formToken(session.token);
@@ -249,7 +238,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
   );
 
   app.get("/websites/:id/delete", { schema: { hide: true, params: IdParams } }, async (request, reply) => {
-    const session = await ownerOr(request, reply);
+    const session = await gate.page(request, reply);
     if (!session) return reply;
     const website = await websiteOf(session, request.params.id, reply);
     if (!website) return reply;
@@ -261,10 +250,8 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     "/websites/:id/delete",
     { schema: { hide: true, params: IdParams, body: Type.Optional(CsrfBody) } },
     async (request, reply) => {
-      const session = await ownerOr(request, reply);
+      const session = await gate.post(request, reply, request.body?.csrf);
       if (!session) return reply;
-      if (!(await formAccepted(request, publicUrl, { session, owners, presented: request.body?.csrf })))
-        return refused(reply);
       const website = await websiteOf(session, request.params.id, reply);
       if (!website) return reply;
       await websites.delete(session.user.id, website.id);

@@ -6,7 +6,7 @@ import { type Html, html } from "../pages/html.js";
 import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
 import { unicodeDomain } from "../unicode-domain.js";
 import { WEBSITE_DEFAULTS } from "../websites/website-rules.js";
-import { type FieldSpec, type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
+import { type FieldSpec, type FormState, formFields, formNotices, ownerPage, pager } from "./web-page.js";
 
 export const PRIVACY_LABELS: Readonly<Record<number, string>> = {
   0: "Public: anyone may see the statistics page",
@@ -43,12 +43,6 @@ export function homePage(
           ) => html`<li><a class="site-name" href="/websites/${website.id}">${unicodeDomain(website.domain)}</a>
 <span class="site-meta">${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/${encodeURIComponent(website.domain)}">Statistics</a></span></li>`,
         )}</ul>`;
-  const pager =
-    pages > 1
-      ? html`<nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="${link(page - 1)}" rel="prev">Previous</a>` : ""}<span>Page ${page} of ${pages}</span>${
-          page < pages ? html`<a href="${link(page + 1)}" rel="next">Next</a>` : ""
-        }</nav>`
-      : "";
   return ownerPage(
     "Websites",
     stylesheet,
@@ -63,7 +57,7 @@ export function homePage(
     }<div class="card">
 <div class="card-head"><h1>Websites</h1><a class="button" href="/websites/new">Add a website</a></div>
 <form class="search" method="get" action="/" role="search"><label for="q" class="visually-hidden">Search websites</label><input id="q" name="q" type="search" placeholder="Search by domain" value="${list.search ?? ""}"><button type="submit">Search</button></form>
-${rows}${pager}
+${rows}${pager(page, pages, link)}
 </div>`,
   );
 }

@@ -10,8 +10,8 @@ import { passwordProblems } from "../accounts/owner-sessions.js";
 import { AppError, NotFoundError, ValidationError } from "../errors.js";
 import { usersPage } from "./user-views.js";
 import type { WebAppOptions } from "./web-app.js";
-import { crossSitePage, type FormState, messagePage } from "./web-page.js";
-import { formAccepted, type Session, sendHtml, sessionOf } from "./web-request.js";
+import { type FormState, messagePage } from "./web-page.js";
+import { ownerGate, type Session, sendHtml } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -30,19 +30,20 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { owners, users, passwords, stylesheet, publicUrl } = options;
 
-  /** The signed-in administrator, or null after a redirect (stranger) or a 404 page (not an admin). */
-  const adminOr = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | null> => {
-    const session = await sessionOf(request, owners);
-    if (!session) await reply.redirect("/sign-in", 303);
-    else if (!session.user.isAdmin)
-      await sendHtml(
-        reply,
-        404,
-        messagePage(stylesheet, "Page not found", "There is nothing at this address."),
-      );
-    else return session;
+  const gate = ownerGate(owners, stylesheet, publicUrl);
+  /** The session if its owner is an administrator, else null (after a 404 page for a signed-in one). */
+  const admin = async (session: Session | null, reply: FastifyReply): Promise<Session | null> => {
+    if (!session || session.user.isAdmin) return session;
+    await sendHtml(
+      reply,
+      404,
+      messagePage(stylesheet, "Page not found", "There is nothing at this address."),
+    );
     return null;
   };
+  /** The administrator of a post that may act; anyone else is answered (404 before 403). */
+  const adminPost = async (request: FastifyRequest, reply: FastifyReply, presented: string | undefined) =>
+    (await admin(await gate.page(request, reply), reply)) ? gate.post(request, reply, presented) : null;
   const page = async (
     reply: FastifyReply,
     session: Session,
@@ -66,10 +67,8 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     target: { id: string; csrf: string | undefined },
     work: (session: Session, userId: number) => Promise<string>,
   ) => {
-    const session = await adminOr(request, reply);
+    const session = await adminPost(request, reply, target.csrf);
     if (!session) return reply;
-    if (!(await formAccepted(request, publicUrl, { session, owners, presented: target.csrf })))
-      return sendHtml(reply, 403, crossSitePage(stylesheet));
     const userId = /^[1-9]\d{0,15}$/.test(target.id) ? Number(target.id) : 0;
     try {
       if (userId === 0) throw new NotFoundError();
@@ -89,7 +88,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     "/users",
     { schema: { hide: true, querystring: Type.Object({ page: Text(9) }) } },
     async (request, reply) => {
-      const session = await adminOr(request, reply);
+      const session = await admin(await gate.page(request, reply), reply);
       if (!session) return reply;
       const asked = Number(request.query.page);
       return page(reply, session, 200, {}, Number.isSafeInteger(asked) && asked >= 1 ? asked : 1);
@@ -97,11 +96,9 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
   );
 
   app.post("/users", { schema: { hide: true, body: Type.Optional(CreateBody) } }, async (request, reply) => {
-    const session = await adminOr(request, reply);
-    if (!session) return reply;
     const body = request.body ?? {};
-    if (!(await formAccepted(request, publicUrl, { session, owners, presented: body.csrf })))
-      return sendHtml(reply, 403, crossSitePage(stylesheet));
+    const session = await adminPost(request, reply, body.csrf);
+    if (!session) return reply;
     const values = { email: body.email, name: body.name, admin: body.admin === "1" ? "1" : "0" };
     const problems = body.password ? passwordProblems(body.password) : [];
     if (problems.length > 0) return page(reply, session, 422, { values, fields: { password: problems } });

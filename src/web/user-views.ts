@@ -4,7 +4,7 @@
 
 import { type Html, html } from "../pages/html.js";
 import type { UserRecord } from "../storage/ports.js";
-import { type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
+import { type FormState, formFields, formNotices, ownerPage, pager } from "./web-page.js";
 
 function userRow(user: UserRecord, me: UserRecord, formToken: string): Html {
   const role = user.isAdmin ? "Administrator" : "User";
@@ -31,12 +31,6 @@ export function usersPage(
   created?: { email: string; key: string },
 ): Html {
   const pages = Math.max(1, Math.ceil(listed.total / perPage));
-  const pager =
-    pages > 1
-      ? html`<nav class="pager" aria-label="Pages">${page > 1 ? html`<a href="/users?page=${page - 1}" rel="prev">Previous</a>` : ""}<span>Page ${page} of ${pages}</span>${
-          page < pages ? html`<a href="/users?page=${page + 1}" rel="next">Next</a>` : ""
-        }</nav>`
-      : "";
   return ownerPage(
     "Users",
     stylesheet,
@@ -52,7 +46,7 @@ export function usersPage(
 <h1>Users</h1>
 <p class="hint">A disabled user's keys and sign-ins stop at once; their websites and statistics stay.</p>
 ${formNotices(state)}
-<ul class="sites keys">${listed.items.map((user) => userRow(user, me, formToken))}</ul>${pager}
+<ul class="sites keys">${listed.items.map((user) => userRow(user, me, formToken))}</ul>${pager(page, pages, (n) => `/users?page=${n}`)}
 <h2>New user</h2>
 <form method="post" action="/users" novalidate class="stack">
 <input type="hidden" name="csrf" value="${formToken}">

@@ -11,6 +11,7 @@ import { cookieValue } from "../pages/access-cookie.js";
 import { fromOwnPage } from "../pages/form-origin.js";
 import type { Html } from "../pages/html.js";
 import type { UserRecord } from "../storage/ports.js";
+import { crossSitePage } from "./web-page.js";
 
 export const SESSION_COOKIE = "analytics_session";
 
@@ -39,6 +40,35 @@ export async function formAccepted(
   if (!fromOwnPage(request, publicUrl)) return false;
   if (!signedIn) return true;
   return signedIn.owners.formTokenMatches(signedIn.session.token, signedIn.presented);
+}
+
+/** The checks of a signed-in page and of its forms, answering for the route when one fails. */
+export interface OwnerGate {
+  /** The signed-in owner, or null after sending anyone else to sign in (or to set up). */
+  page(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>;
+  /**
+   * The signed-in owner of a post that may act (formAccepted, with `presented` as its form
+   * token), or null after answering: the way to sign in, or a 403 page.
+   */
+  post(request: FastifyRequest, reply: FastifyReply, presented: string | undefined): Promise<Session | null>;
+}
+
+export function ownerGate(owners: OwnerSessions, stylesheet: string, publicUrl: string | null): OwnerGate {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await sessionOf(request, owners);
+    if (!session) await reply.redirect((await owners.needsSetup()) ? "/setup" : "/sign-in", 303);
+    return session;
+  };
+  return {
+    page,
+    async post(request, reply, presented) {
+      const session = await page(request, reply);
+      if (!session) return null;
+      if (await formAccepted(request, publicUrl, { session, owners, presented })) return session;
+      await sendHtml(reply, 403, crossSitePage(stylesheet));
+      return null;
+    },
+  };
 }
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {

@@ -2,7 +2,7 @@
 // it cannot (the test then skips and prints the reason).
 
 import fs from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.ANALYTICS_TEST_CHROMIUM ?? "/usr/bin/chromium";
 
@@ -35,4 +35,13 @@ export function launchChromium(hosts: string[], userAgent?: string): Promise<Bro
       ...(userAgent ? [`--user-agent=${userAgent}`] : []),
     ],
   });
+}
+
+/** Collects the page's console messages about its Content-Security-Policy (there must be none). */
+export function watchPolicy(page: Page): string[] {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
 }
