@@ -141,6 +141,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     passwords: container.passwords,
     websites: container.websites,
     realtime: container.realtime,
+    stats: container.stats,
+    clock: container.clock,
     stylesheet: assets.stylesheet.path,
     publicUrl: config.publicUrl,
   });

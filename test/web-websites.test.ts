@@ -151,6 +151,48 @@ describe("web app websites", () => {
     assert.equal(pageOpens.statusCode, 303, "the stats page opens with the password set here");
   });
 
+  it("shows each website's visitors of the last 30 days of its zone, with the change", async () => {
+    const id = (
+      await t.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "trend.example", timezone: "Asia/Tokyo" },
+      })
+    ).json().data.id;
+    // Today in Tokyo is 2026-06-01 (21:00): the last 30 days are 2026-05-03 .. 06-01, four
+    // visitors (05-02 16:00 UTC is 05-03 01:00 in Tokyo), the 30 before them two. Counted in
+    // UTC it would be three and three.
+    const event = (ts: string, ip: string) => ({
+      website_id: id,
+      ts,
+      page: "https://trend.example/",
+      ip,
+      user_agent: CHROME,
+    });
+    const imported = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/events",
+      json: {
+        events: [
+          event("2026-06-01T11:00:00Z", "81.2.69.142"),
+          event("2026-06-01T11:00:00Z", "81.2.69.143"),
+          event("2026-05-20T11:00:00Z", "81.2.69.144"),
+          event("2026-05-02T16:00:00Z", "81.2.69.145"),
+          event("2026-04-22T11:00:00Z", "81.2.69.146"),
+          event("2026-04-22T11:00:00Z", "81.2.69.147"),
+        ],
+      },
+    });
+    assert.equal(imported.statusCode, 202, imported.body);
+    const home = await get("/?q=trend.example");
+    assert.match(
+      home.body,
+      /<span class="trend-count">4 visitors<span class="visually-hidden"> in the last 30 days/,
+    );
+    assert.match(home.body, /<span class="change up">\+100 %/);
+    assert.match(home.body, /<svg class="spark"[^>]*aria-hidden="true"/);
+  });
+
   it("lists, searches and pages the owner's websites only", async () => {
     for (let n = 1; n <= 26; n++) {
       const domain = `list-${String(n).padStart(2, "0")}.example`;

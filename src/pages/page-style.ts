@@ -179,6 +179,10 @@ a.button {
 .sites li { display: flex; flex-wrap: wrap; gap: 2px 12px; justify-content: space-between; }
 .site-name { min-width: 0; overflow-wrap: anywhere; }
 .site-meta { color: var(--muted); font-size: .85rem; }
+.trend { display: inline-flex; gap: 8px; align-items: center; margin-right: 12px; }
+.trend-count { color: var(--text); font-variant-numeric: tabular-nums; }
+.spark { flex: none; }
+.spark polyline { fill: none; stroke: var(--visitors); stroke-width: 1.5; stroke-linejoin: round; }
 .pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
 .danger { color: var(--bad); }
 .keys li { align-items: center; }

@@ -21,6 +21,7 @@ import {
   settingsValues,
   websitePage,
 } from "./site-views.js";
+import { visitorTrend } from "./visitor-trend.js";
 import type { WebAppOptions } from "./web-app.js";
 import { type FormState, messagePage } from "./web-page.js";
 import { ownerGate, type Session, sendHtml } from "./web-request.js";
@@ -87,7 +88,7 @@ function shownValues(
 
 export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { owners, websites, realtime, stylesheet, publicUrl } = options;
+  const { owners, websites, realtime, stats, clock, stylesheet, publicUrl } = options;
 
   const gate = ownerGate(owners, stylesheet, publicUrl);
   /** The owner's website of the path, or null after a 404 page. */
@@ -130,10 +131,23 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       page,
     });
     const token = await owners.formToken(session.token);
+    const trends = new Map(
+      await Promise.all(
+        listed.items.map(async (website) => [website.id, await visitorTrend(stats, clock, website)] as const),
+      ),
+    );
     return sendHtml(
       reply,
       200,
-      homePage(stylesheet, session.user, token, listed, { search, page, perPage: PER_PAGE }),
+      homePage(
+        stylesheet,
+        session.user,
+        token,
+        listed,
+        { search, page, perPage: PER_PAGE },
+        undefined,
+        trends,
+      ),
     );
   });
 

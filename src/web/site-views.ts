@@ -6,6 +6,7 @@ import { type Html, html } from "../pages/html.js";
 import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
 import { unicodeDomain } from "../unicode-domain.js";
 import { WEBSITE_DEFAULTS } from "../websites/website-rules.js";
+import { TREND_DAYS, type VisitorTrend } from "./visitor-trend.js";
 import { type FieldSpec, type FormState, formFields, formNotices, ownerPage, pager } from "./web-page.js";
 
 export const PRIVACY_LABELS: Readonly<Record<number, string>> = {
@@ -20,6 +21,27 @@ export interface ListState {
   perPage?: number;
 }
 
+/** A line of the days' visitors, drawn in a 60 x 16 box; the numbers beside it say what it shows. */
+function sparkline(daily: readonly number[]): Html {
+  const top = Math.max(1, ...daily);
+  const step = 60 / Math.max(1, daily.length - 1);
+  const points = daily.map((count, i) => `${(i * step).toFixed(1)},${(15 - (count / top) * 14).toFixed(1)}`);
+  return html`<svg class="spark" viewBox="0 0 60 16" width="60" height="16" aria-hidden="true" focusable="false"><polyline points="${points.join(" ")}"/></svg>`;
+}
+
+function trendLine(trend: VisitorTrend): Html {
+  const visitors = html`<span class="trend-count">${trend.visitors.toLocaleString("en")} visitor${trend.visitors === 1 ? "" : "s"}<span class="visually-hidden"> in the last ${TREND_DAYS} days</span></span>`;
+  let change: Html | "" = "";
+  if (trend.before > 0) {
+    const percent = Math.round(((trend.visitors - trend.before) / trend.before) * 100);
+    const direction = percent > 0 ? "up" : percent < 0 ? "down" : "";
+    change = html`<span class="change ${direction}">${percent > 0 ? "+" : ""}${percent} %<span class="visually-hidden"> against the ${TREND_DAYS} days before</span></span>`;
+  } else if (trend.visitors > 0) {
+    change = html`<span class="change up">new</span>`;
+  }
+  return html`<span class="trend">${sparkline(trend.daily)}${visitors}${change}</span>`;
+}
+
 /** The signed-in home: the owner's websites, searchable, a page at a time. */
 export function homePage(
   stylesheet: string,
@@ -28,6 +50,8 @@ export function homePage(
   listed: { items: readonly WebsiteRecord[]; total: number },
   list: ListState,
   apiKey?: string,
+  /** Per listed website (by id), its visitors of the last days. */
+  trends: ReadonlyMap<number, VisitorTrend> = new Map(),
 ): Html {
   const page = list.page ?? 1;
   const perPage = list.perPage ?? 25;
@@ -37,12 +61,11 @@ export function homePage(
   const rows =
     listed.items.length === 0
       ? html`<p class="empty">${list.search ? "No website matches this search." : "No website yet."}</p>`
-      : html`<ul class="sites">${listed.items.map(
-          (
-            website,
-          ) => html`<li><a class="site-name" href="/websites/${website.id}">${unicodeDomain(website.domain)}</a>
-<span class="site-meta">${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/${encodeURIComponent(website.domain)}">Statistics</a></span></li>`,
-        )}</ul>`;
+      : html`<ul class="sites">${listed.items.map((website) => {
+          const trend = trends.get(website.id);
+          return html`<li><a class="site-name" href="/websites/${website.id}">${unicodeDomain(website.domain)}</a>
+<span class="site-meta">${trend ? trendLine(trend) : ""}${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/${encodeURIComponent(website.domain)}">Statistics</a></span></li>`;
+        })}</ul>`;
   return ownerPage(
     "Websites",
     stylesheet,
@@ -55,7 +78,7 @@ export function homePage(
 <p class="key"><code>${apiKey}</code></p></div>`
         : ""
     }<div class="card">
-<div class="card-head"><h1>Websites</h1><a class="button" href="/websites/new">Add a website</a></div>
+<div class="card-head"><h1>Websites</h1><span class="hint">Visitors of the last ${TREND_DAYS} days</span><a class="button" href="/websites/new">Add a website</a></div>
 <form class="search" method="get" action="/" role="search"><label for="q" class="visually-hidden">Search websites</label><input id="q" name="q" type="search" placeholder="Search by domain" value="${list.search ?? ""}"><button type="submit">Search</button></form>
 ${rows}${pager(page, pages, link)}
 </div>`,

@@ -7,9 +7,11 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { ApiKeyService } from "../accounts/api-key-service.js";
 import type { OwnerSessions } from "../accounts/owner-sessions.js";
 import type { UserService } from "../accounts/user-service.js";
+import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
 import type { RealtimeService } from "../stats/realtime.js";
+import type { StatsService } from "../stats/stats-service.js";
 import type { PasswordHasher } from "../websites/password-hasher.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { accountRoutes } from "./account-routes.js";
@@ -30,6 +32,9 @@ export interface WebAppOptions {
   websites: WebsiteService;
   /** A website's last minutes, for its installation check. */
   realtime: RealtimeService;
+  /** Each listed website's visitors of the last 60 days (its trend). */
+  stats: StatsService;
+  clock: Clock;
   /** The stats pages' stylesheet, which the app shares. */
   stylesheet: string;
   /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
