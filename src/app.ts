@@ -142,14 +142,17 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     websites: container.websites,
     realtime: container.realtime,
     stats: container.stats,
+    totals: container.totals,
     clock: container.clock,
     stylesheet: assets.stylesheet.path,
+    geo: config.geoipDb ? "maxmind" : "dbip",
     publicUrl: config.publicUrl,
   });
   // Registered last and matching only paths with a dot, so /{domain} shadows no route above.
   await app.register(pageRoutes, {
     access: container.pageAccess,
     stats: container.stats,
+    totals: container.totals,
     clock: container.clock,
     assets,
     geo: config.geoipDb ? "maxmind" : "dbip",

@@ -192,7 +192,11 @@ describe("stats page numbers", () => {
     const whole = await page(`from=${FIXTURE_RANGE.from}&to=${FIXTURE_RANGE.to}`);
     assert.equal(totalCard(whole, "visitors").value, "5");
     assert.equal(totalCard(whole, "pageviews").value, "7");
-    assert.equal(totalCard(whole, "views_per_visitor").value, "1.4");
+    // Six visits (stats-fixture.ts): 7 pageviews, 2 bounces, 4,365 seconds in all.
+    assert.equal(totalCard(whole, "visits").value, "6");
+    assert.equal(totalCard(whole, "views_per_visit").value, "1.17");
+    assert.equal(totalCard(whole, "bounce_rate").value, "33.3%");
+    assert.equal(totalCard(whole, "visit_duration").value, "12m 08s");
     assert.match(totalCard(whole, "visitors").change, /up new \(none in the previous 3 days\)/);
 
     // 2026-04-02..03 against 2026-03-31..04-01: visitors 3 vs 2, pageviews 3 vs 4.

@@ -151,8 +151,11 @@ describe("web app accounts", () => {
     assert.equal(added.statusCode, 201, added.body);
     const home = await get("/", cookie);
     assert.equal(home.statusCode, 200);
-    assert.match(home.body, /<a class="site-name" href="\/websites\/\d+">münchen-owner\.example<\/a>/);
-    assert.match(home.body, /<a href="\/xn--mnchen-owner-\w+\.example">Statistics<\/a>/);
+    assert.match(home.body, /<a class="site-name" href="\/websites\/\d+\/stats">münchen-owner\.example<\/a>/);
+    assert.match(
+      home.body,
+      /<a href="\/websites\/\d+" aria-label="Settings of münchen-owner\.example">Settings<\/a>/,
+    );
     assert.match(home.body, new RegExp(EMAIL));
 
     const stored: string[] = [];

@@ -7,13 +7,12 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../src/clock.js";
-import { chromiumMissing, launchChromium, watchPolicy } from "./support/browser.js";
+import { accessibilityProblems, chromiumMissing, launchChromium, watchPolicy } from "./support/browser.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const EMAIL = "owner@browser.example";
@@ -21,27 +20,8 @@ const PASSWORD = "a long enough passphrase";
 /** 63-character labels: the longest a domain may have, which must wrap, not widen the page. */
 const LONG_DOMAIN = `${"a".repeat(63)}.${"b".repeat(63)}.example`;
 const OUTPUT = fileURLToPath(new URL("../../test-output/web/", import.meta.url));
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const missing = chromiumMissing();
 if (missing) console.log(`# SKIPPED web-app-browser tests: ${missing}`);
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE); // evaluated by the browser's debugger: the page's CSP does not apply
-  const violations = await page.evaluate<AxeViolation[]>(
-    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
-  );
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe("web app accounts in a real browser", { skip: missing ?? false }, () => {
   let t: TestApp;
@@ -218,6 +198,9 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await look(page, `website-new-error-${width}-${scheme}`);
         await page.goto(`${base}/`);
         await page.click(".sites .site-name");
+        await page.waitForSelector("#list-page");
+        await look(page, `dashboard-${width}-${scheme}`);
+        await page.click(".owner-links a:last-child");
         await page.waitForSelector("#snippet");
         await look(page, `website-${width}-${scheme}`);
         await page.click('a[href="/account/keys"]');

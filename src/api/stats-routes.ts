@@ -6,11 +6,11 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { RATIOS, STAT_NAMES, STATS } from "../stats/catalog.js";
+import { CSV_CONTENT_TYPE, statsCsv } from "../stats/stats-csv.js";
 import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
-import { CSV_CONTENT_TYPE, statsCsv } from "./stats-csv.js";
 import { FiltersParam, FromParam, ToParam } from "./stats-params.js";
 import { IdParams, parseId } from "./website-routes.js";
 

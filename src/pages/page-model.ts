@@ -1,41 +1,30 @@
-// Everything a stats page shows, read through the same StatsService as GET /api/v1/stats:
-// the daily series and totals of the range and of the period before it, the hours, and the
-// top values of each list. No SQL here; the event store answers from its aggregates.
+// Everything a dashboard shows, read through the same services as the statistics API (so
+// it counts exactly what the API counts, filters included): the totals of the range against
+// the period before, the daily series, the hours, the top values of each list, or one list
+// in full. No SQL here; the event store answers from its aggregates.
 
-import type { StatName } from "../stats/catalog.js";
+import type { StatsFilter } from "../stats/stats-filter.js";
+import { formatFilters } from "../stats/stats-filter.js";
 import type { StatsRow } from "../stats/stats-query.js";
-import type { StatsRequest, StatsService } from "../stats/stats-service.js";
+import { ALL_ROWS, type StatsService, type WebsiteStats } from "../stats/stats-service.js";
+import type { Totals, TotalsService } from "../stats/totals.js";
 import type { WebsiteRecord } from "../storage/ports.js";
+import type { DashboardState, DetailsState } from "./dashboard-state.js";
 import { type DateRange, daysOf, previousRange } from "./date-range.js";
+import { LISTS, type ListSpec } from "./stat-lists.js";
 
-/** Rows shown per list. */
+export { LISTS, type ListSpec };
+
+/** Rows shown per list on the dashboard. */
 export const TOP_ROWS = 10;
+/** Rows per page of a list opened in full. */
+export const DETAIL_ROWS = 100;
 
-export interface ListSpec {
-  stat: StatName;
-  title: string;
-  /** Heading of the value column. */
-  column: string;
-  /** What the count column counts. */
-  counts: "Visitors" | "Pageviews" | "Visits" | "Events";
+/** The services a dashboard reads. */
+export interface DashboardServices {
+  stats: StatsService;
+  totals: TotalsService;
 }
-
-/** The lists of the page, in the order shown. */
-export const LISTS: readonly ListSpec[] = [
-  { stat: "page", column: "Page", title: "Pages", counts: "Pageviews" },
-  { stat: "landing_page", column: "Page", title: "Landing pages", counts: "Visits" },
-  { stat: "referrer", column: "Source", title: "Referrers", counts: "Visits" },
-  { stat: "campaign", column: "Campaign", title: "Campaigns", counts: "Visits" },
-  { stat: "country", column: "Country", title: "Countries", counts: "Visitors" },
-  { stat: "city", column: "City", title: "Cities", counts: "Visitors" },
-  { stat: "continent", column: "Continent", title: "Continents", counts: "Visitors" },
-  { stat: "browser", column: "Browser", title: "Browsers", counts: "Visitors" },
-  { stat: "os", column: "System", title: "Operating systems", counts: "Visitors" },
-  { stat: "device", column: "Device", title: "Devices", counts: "Visitors" },
-  { stat: "resolution", column: "Resolution", title: "Screen resolutions", counts: "Visitors" },
-  { stat: "language", column: "Language", title: "Languages", counts: "Visitors" },
-  { stat: "event", column: "Event", title: "Events", counts: "Events" },
-];
 
 /** A type, not an interface: groupDays adds up any record of numbers. */
 export type DayPoint = {
@@ -50,77 +39,100 @@ export interface HourPoint {
   pageviews: number;
 }
 
-export interface Total {
-  current: number;
-  previous: number;
-}
-
 export interface TopList extends ListSpec {
   rows: StatsRow[];
   /** Distinct values over the range (the list may show fewer). */
   total: number;
 }
 
-export interface StatsPageModel {
+/** What every view of a website's statistics says about itself. */
+interface ViewBase {
   domain: string;
+  /** The website's time zone: days and hours are its local ones. */
+  zone: string;
   range: DateRange;
+  filters: StatsFilter[];
+}
+
+export interface StatsPageModel extends ViewBase {
   previous: DateRange;
   series: DayPoint[];
   hours: HourPoint[];
-  visitors: Total;
-  pageviews: Total;
+  totals: { current: Totals; previous: Totals };
   lists: TopList[];
 }
 
-export async function buildPageModel(
-  stats: StatsService,
+export interface DetailsModel extends ViewBase {
+  details: DetailsState;
+  rows: StatsRow[];
+  /** Values matching the search over the range. */
+  total: number;
+}
+
+function statsOf(
+  services: DashboardServices,
   website: WebsiteRecord,
-  range: DateRange,
+  filters: StatsFilter[],
+): Promise<WebsiteStats> {
+  const param = filters.length > 0 ? formatFilters(filters) : undefined;
+  return services.stats.forWebsite(website.userId, website.id, param);
+}
+
+export async function buildPageModel(
+  services: DashboardServices,
+  website: WebsiteRecord,
+  state: DashboardState,
 ): Promise<StatsPageModel> {
-  const read = (name: StatName, period: DateRange, options: Partial<StatsRequest> = {}) =>
-    stats.read(website.userId, website.id, {
-      name,
-      from: period.from,
-      to: period.to,
+  const { range, filters } = state;
+  const stats = await statsOf(services, website, filters);
+  const top = (list: ListSpec) =>
+    stats.read({
+      name: list.stat,
+      from: range.from,
+      to: range.to,
       sortBy: "count",
       sort: "desc",
       perPage: TOP_ROWS,
       page: 1,
-      ...options,
     });
-  const previous = previousRange(range);
-  const daily = { sortBy: "value", sort: "asc", perPage: range.days } as const;
-  const hourly = { sortBy: "value", sort: "asc", perPage: 24 } as const;
-  const [visitors, pageviews, visitorsBefore, pageviewsBefore, visitorHours, pageviewHours, ...lists] =
-    await Promise.all([
-      read("visitors", range, daily),
-      read("pageviews", range, daily),
-      read("visitors", previous, daily),
-      read("pageviews", previous, daily),
-      read("visitors_hours", range, hourly),
-      read("pageviews_hours", range, hourly),
-      ...LISTS.map((list) => read(list.stat, range)),
-    ]);
-  const visitorsByDay = countsByValue(visitors.rows);
-  const pageviewsByDay = countsByValue(pageviews.rows);
+  const hourly = {
+    from: range.from,
+    to: range.to,
+    sortBy: "value",
+    sort: "asc",
+    perPage: 24,
+    page: 1,
+  } as const;
+  const [totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
+    services.totals.read(website.userId, website.id, {
+      from: range.from,
+      to: range.to,
+      compare: "previous",
+      filters: filters.length > 0 ? formatFilters(filters) : undefined,
+    }),
+    stats.readDays(["visitors", "pageviews"], range.from, range.to),
+    stats.read({ name: "visitors_hours", ...hourly }),
+    stats.read({ name: "pageviews_hours", ...hourly }),
+    ...LISTS.map(top),
+  ]);
   const visitorsByHour = countsByValue(visitorHours.rows);
   const pageviewsByHour = countsByValue(pageviewHours.rows);
   return {
     domain: website.domain,
+    zone: stats.zone,
     range,
-    previous,
+    filters,
+    previous: previousRange(range),
     series: daysOf(range).map((day) => ({
       day,
-      visitors: visitorsByDay.get(day) ?? 0,
-      pageviews: pageviewsByDay.get(day) ?? 0,
+      visitors: byDay.visitors?.[day] ?? 0,
+      pageviews: byDay.pageviews?.[day] ?? 0,
     })),
     hours: Array.from({ length: 24 }, (_, index) => {
       const hour = String(index).padStart(2, "0");
       return { hour, visitors: visitorsByHour.get(hour) ?? 0, pageviews: pageviewsByHour.get(hour) ?? 0 };
     }),
-    // Unique visitors over a range are distinct (day, visitor): the sum of the days.
-    visitors: { current: sum(visitors.rows), previous: sum(visitorsBefore.rows) },
-    pageviews: { current: sum(pageviews.rows), previous: sum(pageviewsBefore.rows) },
+    totals: { current: totals.totals, previous: (totals.comparison ?? totals).totals },
     lists: LISTS.map((spec, index) => {
       const page = lists[index] ?? { rows: [], total: 0 };
       return { ...spec, rows: page.rows, total: page.total };
@@ -128,10 +140,56 @@ export async function buildPageModel(
   };
 }
 
-function countsByValue(rows: readonly StatsRow[]): Map<string, number> {
-  return new Map(rows.map((row) => [row.value, row.count]));
+/** One list in full: a page of its rows matching the search, most counted first. */
+export async function buildDetailsModel(
+  services: DashboardServices,
+  website: WebsiteRecord,
+  state: DashboardState & { details: DetailsState },
+): Promise<DetailsModel> {
+  const { range, filters, details } = state;
+  const stats = await statsOf(services, website, filters);
+  const page = await stats.read({
+    name: details.list.stat,
+    from: range.from,
+    to: range.to,
+    search: details.search || undefined,
+    sortBy: "count",
+    sort: "desc",
+    perPage: DETAIL_ROWS,
+    page: details.page,
+  });
+  return {
+    domain: website.domain,
+    zone: stats.zone,
+    range,
+    filters,
+    details,
+    rows: page.rows,
+    total: page.total,
+  };
 }
 
-function sum(rows: readonly StatsRow[]): number {
-  return rows.reduce((total, row) => total + row.count, 0);
+/** Every row of a list over the state's range and filters (its CSV). */
+export async function allRows(
+  services: DashboardServices,
+  website: WebsiteRecord,
+  state: DashboardState & { details: DetailsState },
+): Promise<StatsRow[]> {
+  const { range, filters, details } = state;
+  const stats = await statsOf(services, website, filters);
+  const page = await stats.read({
+    name: details.list.stat,
+    from: range.from,
+    to: range.to,
+    search: details.search || undefined,
+    sortBy: "count",
+    sort: "desc",
+    perPage: ALL_ROWS,
+    page: 1,
+  });
+  return page.rows;
+}
+
+function countsByValue(rows: readonly StatsRow[]): Map<string, number> {
+  return new Map(rows.map((row) => [row.value, row.count]));
 }

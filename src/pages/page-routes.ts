@@ -3,31 +3,30 @@
 // itself, see form-origin.ts), and their static assets. A domain always has a dot, so /api,
 // /js, /healthz and /assets stay their own: a path without one goes on to the application's 404.
 
-import { gzipSync } from "node:zlib";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
 import type { StatsService } from "../stats/stats-service.js";
-import { zoneRule } from "../stats/time-zone.js";
+import type { TotalsService } from "../stats/totals.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
-import { DEFAULT_DAYS, lastDays, parseRange, presets } from "./date-range.js";
+import { DashboardQuerySchema, sendDashboard } from "./dashboard-response.js";
 import { fromOwnPage } from "./form-origin.js";
 import { notFoundPage, passwordPage, retryMessage } from "./gate-view.js";
 import { type Html, html } from "./html.js";
+import { sendHtml } from "./html-response.js";
 import type { PageAccess, PageAccessResult } from "./page-access.js";
 import { SESSION_SECONDS } from "./page-access.js";
 import type { PageAssets } from "./page-assets.js";
 import { type GeoSource, layout } from "./page-layout.js";
-import { buildPageModel } from "./page-model.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
-import { statsPage } from "./stats-view.js";
 
 export interface PageRoutesOptions {
   access: PageAccess;
   stats: StatsService;
+  totals: TotalsService;
   clock: Clock;
   assets: PageAssets;
   geo: GeoSource;
@@ -36,7 +35,6 @@ export interface PageRoutesOptions {
 }
 
 const Day = Type.String({ maxLength: 10 });
-const RangeQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) });
 const SignInBody = Type.Object({
   password: Type.Optional(Type.String({ maxLength: 1024 })),
   key: Type.Optional(Type.String({ maxLength: 1024 })),
@@ -72,7 +70,7 @@ function targetOf(segment: string, url: string): Target {
 
 export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOptions) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
-  const { access, assets, clock } = options;
+  const { access, assets } = options;
   const stylesheet = assets.stylesheet.path;
 
   app.addHook("onSend", async (_request, reply) => {
@@ -115,7 +113,7 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
 
   app.get(
     "/:domain",
-    { schema: { hide: true, params: DomainParams, querystring: RangeQuery } },
+    { schema: { hide: true, params: DomainParams, querystring: DashboardQuerySchema } },
     async (request, reply) => {
       const target = targetOf(request.params.domain, request.url);
       if (target.kind === "elsewhere") return reply.callNotFound();
@@ -126,22 +124,14 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
       const gate = { domain: target.domain, stylesheet, action: actionOf(target.domain), ...request.query };
       if (result.state === "hidden") return sendHtml(reply, 404, notFoundPage(keepRange(gate)));
       if (result.state === "password") return sendHtml(reply, 200, passwordPage(keepRange(gate)));
-      // The website's days: today and the presets are its local ones.
-      const now = zoneRule(result.website.timezone).wallClock(clock.now());
-      const parsed = parseRange(request.query.from, request.query.to, now);
-      const range = parsed.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
-      const model = await buildPageModel(options.stats, result.website, range);
-      const page = statsPage({
-        model,
-        presets: presets(now),
-        stylesheet,
+      const signOut = html`<form class="signout" method="post" action="${gate.action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`;
+      return sendDashboard(reply, options, result.website, request.query, {
         action: gate.action,
+        stylesheet,
         geo: options.geo,
-        signedIn: result.website.privacy !== 0,
-        error: parsed.ok ? undefined : parsed.errors.join(" "),
+        nav: result.website.privacy !== 0 ? signOut : "",
         index: result.website.privacy === 0,
       });
-      return sendHtml(reply, parsed.ok ? 200 : 422, page);
     },
   );
 
@@ -214,16 +204,6 @@ function sendGate(
   gate: Parameters<typeof notFoundPage>[0],
 ) {
   return sendHtml(reply, status, access.state === "password" ? passwordPage(gate) : notFoundPage(gate));
-}
-
-/** Pages of long ranges run to a few hundred kilobytes of markup that gzip shrinks tenfold. */
-const COMPRESS_FROM_BYTES = 1024;
-
-function sendHtml(reply: FastifyReply, status: number, page: Html) {
-  reply.code(status).header("content-type", "text/html; charset=utf-8").header("vary", "Accept-Encoding");
-  const accepts = /\bgzip\b/.test(String(reply.request.headers["accept-encoding"] ?? ""));
-  if (!accepts || page.text.length < COMPRESS_FROM_BYTES) return reply.send(page.text);
-  return reply.header("content-encoding", "gzip").send(gzipSync(page.text));
 }
 
 /**

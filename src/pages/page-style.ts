@@ -200,6 +200,25 @@ form.stack .check label { font-weight: 400; }
 .gate p.waiting { border: 1px dashed var(--line); }
 button.danger { background: var(--bad); border-color: var(--bad); color: var(--on-accent); }
 .key code { overflow-wrap: anywhere; font-size: .85rem; }
+/* The dashboard: filters as chips that each remove themselves, values that filter by
+   themselves, and a list opened in full. */
+.filters { display: flex; flex-wrap: wrap; gap: 6px 8px; align-items: center; margin: 12px 0 0; font-size: .85rem; }
+.filters ul { display: flex; flex-wrap: wrap; gap: 6px; margin: 0; padding: 0; list-style: none; min-width: 0; max-width: 100%; }
+.filters-label { color: var(--muted); }
+.chip {
+  display: inline-flex; align-items: center; max-width: 100%; min-width: 0;
+  border: 1px solid var(--visitors); border-radius: 999px; background: var(--bar);
+}
+.chip-text { padding: 3px 2px 3px 10px; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.chip-remove { padding: 3px 10px 3px 6px; text-decoration: none; font-weight: 700; line-height: 1; }
+.top td.name a.text { color: inherit; text-decoration: none; }
+.top td.name a.text:hover .name, .top td.name a.text:focus-visible .name { text-decoration: underline; }
+.owner-links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0 0; font-size: .85rem; }
+.details .links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 0; font-size: .9rem; }
+.details { margin-top: 12px; }
+@media (min-width: 900px) {
+  .totals { grid-template-columns: repeat(6, minmax(0, 1fr)); }
+}
 @media (min-width: 1100px) {
   .lists .hours { grid-column: span 2; }
 }

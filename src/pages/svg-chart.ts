@@ -105,13 +105,13 @@ export function xAxis(ticks: readonly Tick[]): Html {
 }
 
 /** Bars of pageviews with visitors in front, one pair per hour of day. */
-export function hoursChart(hours: readonly HourPoint[], scale: Scale, summary: string): Html {
+export function hoursChart(hours: readonly HourPoint[], scale: Scale, summary: string, zone: string): Html {
   const width = hours.length * STEP;
   const bars = hours.map((point, index) => {
     const x = index * STEP;
     const pageviewsTop = y(point.pageviews, scale.max);
     const visitorsTop = y(point.visitors, scale.max);
-    return html`<g><title>${point.hour}:00 UTC: ${point.visitors} visitors, ${point.pageviews} pageviews</title>
+    return html`<g><title>${point.hour}:00 ${zone}: ${point.visitors} visitors, ${point.pageviews} pageviews</title>
 <rect class="bar pageviews" x="${x + 1}" y="${pageviewsTop}" width="${STEP - 2}" height="${round(HEIGHT - pageviewsTop)}"/>
 <rect class="bar visitors" x="${x + 2.5}" y="${visitorsTop}" width="${STEP - 5}" height="${round(HEIGHT - visitorsTop)}"/>
 <rect class="hit" x="${x}" y="0" width="${STEP}" height="${HEIGHT}"/></g>`;

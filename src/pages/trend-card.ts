@@ -10,16 +10,16 @@ import { scaleFor, type Tick, trendChart, xAxis, yAxis } from "./svg-chart.js";
 
 const numbers = new Intl.NumberFormat("en-US");
 
-const COLUMNS: Record<ChartUnit, string> = { hour: "Hour (UTC)", day: "Day", week: "Week", month: "Month" };
+const COLUMNS: Record<ChartUnit, string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
 
 /**
  * Why a week's or month's visitors can exceed the people who came, and why the first and
  * last points may dip: said where it shows.
  */
 const NOTES: Partial<Record<ChartUnit, string>> = {
-  week: "One point per week, Monday to Sunday (UTC); the first and last count only their days in the range. A week’s visitors are the unique visitors of each of its days, added up.",
+  week: "One point per week, Monday to Sunday; the first and last count only their days in the range. A week’s visitors are the unique visitors of each of its days, added up.",
   month:
-    "One point per calendar month (UTC); the first and last count only their days in the range. A month’s visitors are the unique visitors of each of its days, added up.",
+    "One point per calendar month; the first and last count only their days in the range. A month’s visitors are the unique visitors of each of its days, added up.",
 };
 
 /** Five labels where they fit, three on a phone (the 2nd and 4th are minor). */
@@ -31,7 +31,7 @@ export function trendCard(model: StatsPageModel): Html {
   const scale = scaleFor(
     Math.max(0, ...chart.points.map((point) => Math.max(point.visitors, point.pageviews))),
   );
-  const summary = `Visitors and pageviews per ${chart.unit}, ${rangeLabel(model.range)}: ${numbers.format(model.visitors.current)} visitors, ${numbers.format(model.pageviews.current)} pageviews.`;
+  const summary = `Visitors and pageviews per ${chart.unit}, ${rangeLabel(model.range)}: ${numbers.format(model.totals.current.visitors)} visitors, ${numbers.format(model.totals.current.pageviews)} pageviews.`;
   const note = NOTES[chart.unit];
   return html`<section class="card chart" data-unit="${chart.unit}" aria-labelledby="trend-title">
 <div class="chart-head"><h2 id="trend-title">Visitors and pageviews per ${chart.unit}</h2>

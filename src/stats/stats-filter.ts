@@ -83,6 +83,24 @@ export function isNegated(operator: FilterOperator): boolean {
 export const FILTER_SYNTAX =
   "conditions separated by ; each a dimension, an operator (== is, != is not, ~ contains, !~ does not contain) and a value, with \\; and \\\\ for ; and \\ in a value";
 
+/** How each operator reads in a sentence ("country is not US:United States"). */
+export const OPERATOR_WORDS: Readonly<Record<FilterOperator, string>> = {
+  is: "is",
+  is_not: "is not",
+  contains: "contains",
+  does_not_contain: "does not contain",
+};
+
+/** Writes filters as the `filters` parameter: what parseFilters reads back as the same filters. */
+export function formatFilters(filters: readonly StatsFilter[]): string {
+  return filters
+    .map((filter) => {
+      const written = OPERATORS.find(([, operator]) => operator === filter.operator)?.[0] ?? "==";
+      return `${filter.dimension.name}${written}${filter.value.replaceAll("\\", "\\\\").replaceAll(";", "\\;")}`;
+    })
+    .join(";");
+}
+
 /** Reads the `filters` parameter: the filters, or the sentence saying what is wrong. */
 export function parseFilters(raw: string): { filters: StatsFilter[] } | { problem: string } {
   const conditions = splitConditions(raw);

@@ -9,18 +9,12 @@ import { Type } from "typebox";
 import type { OwnerSessions } from "../accounts/owner-sessions.js";
 import { ValidationError } from "../errors.js";
 import { retryMessage } from "../pages/gate-view.js";
+import { sendHtml } from "../pages/html-response.js";
 import { passwordChangePage, setupPage, signInPage } from "./account-views.js";
 import { homePage } from "./site-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { crossSitePage, type FormState } from "./web-page.js";
-import {
-  clearSessionCookie,
-  formAccepted,
-  ownerGate,
-  sendHtml,
-  sessionOf,
-  setSessionCookie,
-} from "./web-request.js";
+import { clearSessionCookie, formAccepted, ownerGate, sessionOf, setSessionCookie } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const SetupBody = Type.Object({ code: Text(64), email: Text(320), name: Text(255), password: Text(1024) });

@@ -5,10 +5,11 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { NotFoundError, ValidationError } from "../errors.js";
+import { sendHtml } from "../pages/html-response.js";
 import { keysPage } from "./key-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import type { FormState } from "./web-page.js";
-import { ownerGate, type Session, sendHtml } from "./web-request.js";
+import { ownerGate, type Session } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const CreateBody = Type.Object({ csrf: Text(128), name: Text(1000), access: Text(8) });

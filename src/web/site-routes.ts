@@ -9,6 +9,9 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { requestOrigin } from "../api/request-origin.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../errors.js";
+import { DashboardQuerySchema, sendDashboard } from "../pages/dashboard-response.js";
+import { html } from "../pages/html.js";
+import { sendHtml } from "../pages/html-response.js";
 import type { Flag, Privacy } from "../storage/ports.js";
 import { FLAG_VALUES, PRIVACY_VALUES } from "../websites/website-rules.js";
 import type { WebsiteSettings } from "../websites/website-service.js";
@@ -24,7 +27,7 @@ import {
 import { visitorTrend } from "./visitor-trend.js";
 import type { WebAppOptions } from "./web-app.js";
 import { type FormState, messagePage } from "./web-page.js";
-import { ownerGate, type Session, sendHtml } from "./web-request.js";
+import { ownerGate, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -185,6 +188,26 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
         if (error instanceof ValidationError) return again({ fields: error.fields });
         throw error;
       }
+    },
+  );
+
+  // The website's dashboard: what its stats page shows the public, for its owner at any privacy.
+  app.get(
+    "/websites/:id/stats",
+    { schema: { hide: true, params: IdParams, querystring: DashboardQuerySchema } },
+    async (request, reply) => {
+      const session = await gate.page(request, reply);
+      if (!session) return reply;
+      const website = await websiteOf(session, request.params.id, reply);
+      if (!website) return reply;
+      const nav = html`<p class="owner-links"><a href="/">All websites</a> <a href="/websites/${String(website.id)}">Settings and snippet</a></p>`;
+      return sendDashboard(reply, options, website, request.query, {
+        action: `/websites/${website.id}/stats`,
+        stylesheet,
+        geo: options.geo,
+        nav,
+        index: false,
+      });
     },
   );
 

@@ -3,11 +3,12 @@
 // the confirmation of a deletion. Fields, defaults and messages are the API's.
 
 import { type Html, html } from "../pages/html.js";
+import { pager } from "../pages/pager.js";
 import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
 import { unicodeDomain } from "../unicode-domain.js";
 import { WEBSITE_DEFAULTS } from "../websites/website-rules.js";
 import { TREND_DAYS, type VisitorTrend } from "./visitor-trend.js";
-import { type FieldSpec, type FormState, formFields, formNotices, ownerPage, pager } from "./web-page.js";
+import { type FieldSpec, type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
 
 export const PRIVACY_LABELS: Readonly<Record<number, string>> = {
   0: "Public: anyone may see the statistics page",
@@ -63,8 +64,8 @@ export function homePage(
       ? html`<p class="empty">${list.search ? "No website matches this search." : "No website yet."}</p>`
       : html`<ul class="sites">${listed.items.map((website) => {
           const trend = trends.get(website.id);
-          return html`<li><a class="site-name" href="/websites/${website.id}">${unicodeDomain(website.domain)}</a>
-<span class="site-meta">${trend ? trendLine(trend) : ""}${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/${encodeURIComponent(website.domain)}">Statistics</a></span></li>`;
+          return html`<li><a class="site-name" href="/websites/${website.id}/stats">${unicodeDomain(website.domain)}</a>
+<span class="site-meta">${trend ? trendLine(trend) : ""}${PRIVACY_LABELS[website.privacy]?.split(":")[0]} · <a href="/websites/${website.id}" aria-label="Settings of ${unicodeDomain(website.domain)}">Settings</a></span></li>`;
         })}</ul>`;
   return ownerPage(
     "Websites",
@@ -224,7 +225,7 @@ export function websitePage(
     formToken,
     html`<div class="gate card in-app wide">
 <h1><span class="domain">${domain}</span></h1>
-<p><a href="/${encodeURIComponent(website.domain)}">Statistics</a></p>
+<p><a href="/websites/${website.id}/stats">Dashboard</a> · <a href="/${encodeURIComponent(website.domain)}">Its stats page</a> (${PRIVACY_LABELS[website.privacy]?.split(":")[0]})</p>
 ${formNotices(state)}
 <h2>Tracking snippet</h2>
 <p>Put this in every page of the website, in its <code>&lt;head&gt;</code>:</p>

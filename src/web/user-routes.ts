@@ -8,10 +8,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { passwordProblems } from "../accounts/owner-sessions.js";
 import { AppError, NotFoundError, ValidationError } from "../errors.js";
+import { sendHtml } from "../pages/html-response.js";
 import { usersPage } from "./user-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { type FormState, messagePage } from "./web-page.js";
-import { ownerGate, type Session, sendHtml } from "./web-request.js";
+import { ownerGate, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));

@@ -3,8 +3,9 @@
 // web app password, and the form that creates a user (their API key shown once).
 
 import { type Html, html } from "../pages/html.js";
+import { pager } from "../pages/pager.js";
 import type { UserRecord } from "../storage/ports.js";
-import { type FormState, formFields, formNotices, ownerPage, pager } from "./web-page.js";
+import { type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
 
 function userRow(user: UserRecord, me: UserRecord, formToken: string): Html {
   const role = user.isAdmin ? "Administrator" : "User";

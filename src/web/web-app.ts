@@ -9,9 +9,12 @@ import type { OwnerSessions } from "../accounts/owner-sessions.js";
 import type { UserService } from "../accounts/user-service.js";
 import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
+import { sendHtml } from "../pages/html-response.js";
+import type { GeoSource } from "../pages/page-layout.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
+import type { TotalsService } from "../stats/totals.js";
 import type { PasswordHasher } from "../websites/password-hasher.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { accountRoutes } from "./account-routes.js";
@@ -19,7 +22,6 @@ import { keyRoutes } from "./key-routes.js";
 import { siteRoutes } from "./site-routes.js";
 import { userRoutes } from "./user-routes.js";
 import { messagePage } from "./web-page.js";
-import { sendHtml } from "./web-request.js";
 
 export interface WebAppOptions {
   owners: OwnerSessions;
@@ -32,8 +34,12 @@ export interface WebAppOptions {
   websites: WebsiteService;
   /** A website's last minutes, for its installation check. */
   realtime: RealtimeService;
-  /** Each listed website's visitors of the last 60 days (its trend). */
+  /** Each listed website's visitors of the last 60 days (its trend), and its dashboard. */
   stats: StatsService;
+  /** A dashboard's totals. */
+  totals: TotalsService;
+  /** Who the geolocation data comes from, credited under a dashboard. */
+  geo: GeoSource;
   clock: Clock;
   /** The stats pages' stylesheet, which the app shares. */
   stylesheet: string;

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { OWNER_SESSION_SECONDS, type OwnerSessions } from "../accounts/owner-sessions.js";
 import { cookieValue } from "../pages/access-cookie.js";
 import { fromOwnPage } from "../pages/form-origin.js";
-import type { Html } from "../pages/html.js";
+import { sendHtml } from "../pages/html-response.js";
 import type { UserRecord } from "../storage/ports.js";
 import { crossSitePage } from "./web-page.js";
 
@@ -82,8 +82,4 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 function sessionCookie(request: FastifyRequest, value: string, maxAge: number): string {
   const secure = request.protocol === "https" ? "; Secure" : "";
   return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
-}
-
-export function sendHtml(reply: FastifyReply, status: number, page: Html) {
-  return reply.code(status).header("content-type", "text/html; charset=utf-8").send(page.text);
 }

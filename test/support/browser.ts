@@ -2,6 +2,7 @@
 // it cannot (the test then skips and prints the reason).
 
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.ANALYTICS_TEST_CHROMIUM ?? "/usr/bin/chromium";
@@ -44,4 +45,24 @@ export function watchPolicy(page: Page): string[] {
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
   });
   return violations;
+}
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE); // evaluated by the browser's debugger: the page's CSP does not apply
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)",
+  );
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }

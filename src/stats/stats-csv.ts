@@ -4,7 +4,7 @@
 // =, +, -, @, a tab or a carriage return) is written with a leading apostrophe, as OWASP
 // advises against CSV injection: the spreadsheet shows it as text.
 
-import type { StatsRow } from "../stats/stats-query.js";
+import type { StatsRow } from "./stats-query.js";
 
 export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8";
 

@@ -1,0 +1,133 @@
+// What a dashboard shows, all of it in its URL so that a link reproduces the view: the date
+// range, the filters (the `filters` syntax of the statistics API) and the one list opened
+// in full (with its search and page). Reads that state from a query and writes the links
+// that change one part of it; nothing else builds a dashboard URL.
+
+import {
+  FILTER_DIMENSIONS,
+  type FilterDimension,
+  formatFilters,
+  parseFilters,
+  type StatsFilter,
+} from "../stats/stats-filter.js";
+import { type DateRange, DEFAULT_DAYS, lastDays, parseRange } from "./date-range.js";
+import { LISTS, type ListSpec } from "./stat-lists.js";
+
+/** The query a dashboard reads; every part optional. */
+export interface DashboardQuery {
+  from?: string | undefined;
+  to?: string | undefined;
+  filters?: string | undefined;
+  /** A list's statistic: that list, all of its rows, instead of the whole dashboard. */
+  details?: string | undefined;
+  search?: string | undefined;
+  page?: string | undefined;
+}
+
+export interface DetailsState {
+  list: ListSpec;
+  /** Looked for in the values (as the API's `search`), or "". */
+  search: string;
+  page: number;
+}
+
+export interface DashboardState {
+  range: DateRange;
+  filters: StatsFilter[];
+  details: DetailsState | null;
+}
+
+/** Longest search kept (no stored value is longer than a page URL). */
+const MAX_SEARCH = 2048;
+/** Pages past this one are refused: 100 rows a page reach 1,000,000 values. */
+const MAX_PAGE = 10_000;
+
+/**
+ * The state a query asks for, and what is wrong with it: each part that cannot be read is
+ * left at its default (the last 30 days, no filter, the whole dashboard) and said why.
+ */
+export function readDashboardState(
+  query: DashboardQuery,
+  now: Date,
+): { state: DashboardState; errors: string[] } {
+  const errors: string[] = [];
+  const parsed = parseRange(query.from, query.to, now);
+  const range = parsed.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
+  if (!parsed.ok) errors.push(...parsed.errors);
+  let filters: StatsFilter[] = [];
+  if (query.filters !== undefined && query.filters !== "") {
+    const read = parseFilters(query.filters);
+    if ("problem" in read) errors.push(read.problem);
+    else filters = read.filters;
+  }
+  let details: DetailsState | null = null;
+  if (query.details !== undefined && query.details !== "") {
+    const list = LISTS.find((candidate) => candidate.stat === query.details);
+    if (!list) errors.push(`There is no list named ${JSON.stringify(query.details.slice(0, 60))}.`);
+    else {
+      const page = query.page === undefined || query.page === "" ? 1 : Number(query.page);
+      const pageOk = Number.isInteger(page) && page >= 1 && page <= MAX_PAGE;
+      if (!pageOk) errors.push(`The page must be a whole number from 1 to ${MAX_PAGE}.`);
+      const search = (query.search ?? "").trim().slice(0, MAX_SEARCH);
+      details = { list, search, page: pageOk ? page : 1 };
+    }
+  }
+  return { state: { range, filters, details }, errors };
+}
+
+/** The link to `action` showing `state`. */
+export function dashboardHref(action: string, state: DashboardState): string {
+  const query = new URLSearchParams({ from: state.range.from, to: state.range.to });
+  if (state.filters.length > 0) query.set("filters", formatFilters(state.filters));
+  if (state.details) {
+    query.set("details", state.details.list.stat);
+    if (state.details.search !== "") query.set("search", state.details.search);
+    if (state.details.page > 1) query.set("page", String(state.details.page));
+  }
+  return `${action}?${query}`;
+}
+
+/** The filter dimension a list's values can filter by (its statistic's own), or null. */
+export function filterDimensionOf(list: ListSpec): FilterDimension | null {
+  return FILTER_DIMENSIONS.find((dimension) => dimension.name === list.stat) ?? null;
+}
+
+/**
+ * The filter a click on a list's value adds: "is" that value, on the list's dimension (a
+ * custom event's row `name:value:unit` filters by its name). Null for a list that filters
+ * nothing (exit pages).
+ */
+export function filterFor(list: ListSpec, value: string): StatsFilter | null {
+  const dimension = filterDimensionOf(list);
+  if (!dimension) return null;
+  const compared = dimension.of === "events" ? (value.split(":")[0] ?? "") : value;
+  return { dimension, operator: "is", value: compared };
+}
+
+/** The same view with `filter` too, in place of any other filter on its dimension; back to the whole dashboard. */
+export function withFilter(state: DashboardState, filter: StatsFilter): DashboardState {
+  const others = state.filters.filter((kept) => kept.dimension.name !== filter.dimension.name);
+  return { ...state, filters: [...others, filter], details: null };
+}
+
+/** The same view without its `index`-th filter (or without any, for null). */
+export function withoutFilter(state: DashboardState, index: number | null): DashboardState {
+  const filters = index === null ? [] : state.filters.filter((_, at) => at !== index);
+  const details = state.details ? { ...state.details, page: 1 } : null;
+  return { ...state, filters, details };
+}
+
+/** The same filters over another range, on the whole dashboard. */
+export function withRange(state: DashboardState, range: DateRange): DashboardState {
+  return { ...state, range, details: null };
+}
+
+/** A list opened in full (page 1, no search), or back to the dashboard with null. */
+export function withDetails(state: DashboardState, list: ListSpec | null): DashboardState {
+  return { ...state, details: list ? { list, search: "", page: 1 } : null };
+}
+
+/** Another page of the list opened in full. */
+export function withPage(state: DashboardState, page: number): DashboardState {
+  return state.details ? { ...state, details: { ...state.details, page } } : state;
+}

@@ -1,0 +1,265 @@
+// The dashboard's view lives in its URL: filters (the API's syntax) narrow every list and
+// total exactly as the API does; a value's link adds its filter, a chip removes one; a bad
+// filter or list is a 422 page that says so; a list opens in full with search, pages and
+// CSV; the owner reaches the same dashboard in the web app at any privacy, nobody else does.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ManualClock } from "../src/clock.js";
+import { dashboardHref, readDashboardState } from "../src/pages/dashboard-state.js";
+import { LISTS } from "../src/pages/page-model.js";
+import { formatFilters, parseFilters } from "../src/stats/stats-filter.js";
+import { hashPassword } from "../src/websites/password-hash.js";
+import { asImport, FIXTURE_DOMAIN, FIXTURE_RANGE, FIXTURE_SETTINGS } from "./support/stats-fixture.js";
+import { createTestApp, type TestApp } from "./support/test-app.js";
+import { signedIn } from "./support/web-client.js";
+
+type Rows = [string, number][];
+
+const decode = (text: string) =>
+  text
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&amp;", "&");
+
+function section(page: string, id: string): string {
+  const found = new RegExp(`<section class="card [a-z]+" id="${id}"[\\s\\S]*?</section>`).exec(page)?.[0];
+  assert.ok(found, `the page has ${id}`);
+  return found;
+}
+
+function rowsOf(html: string): Rows {
+  return [...html.matchAll(/<tr data-value="([^"]*)">[\s\S]*?data-count="(\d+)"/g)].map((match) => [
+    decode(match[1] ?? ""),
+    Number(match[2]),
+  ]);
+}
+
+/** Each row's value and the link it carries (null where the list filters nothing). */
+function rowLinks(html: string): [string, string | null][] {
+  return [
+    ...html.matchAll(
+      /<tr data-value="([^"]*)"><td class="name">[\s\S]*?(?:<a class="text" href="([^"]*)"|<span class="text")/g,
+    ),
+  ].map((match) => [decode(match[1] ?? ""), match[2] === undefined ? null : decode(match[2])]);
+}
+
+function totalValue(page: string, name: string): string {
+  const found = new RegExp(`data-total="${name}" data-value="([^"]*)"`).exec(page);
+  assert.ok(found, `the page has a ${name} total`);
+  return found[1] ?? "";
+}
+
+describe("dashboard", () => {
+  let t: TestApp;
+  let key = "";
+  let websiteId = 0;
+  const range = `from=${FIXTURE_RANGE.from}&to=${FIXTURE_RANGE.to}`;
+
+  before(async () => {
+    t = await createTestApp({}, new ManualClock("2026-04-10T12:00:00Z"));
+    const created = await t.container.users.create({
+      email: "owner@dash.example",
+      passwordHash: await hashPassword("dashboard passphrase"),
+    });
+    key = created.apiKey;
+    const website = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: FIXTURE_DOMAIN, privacy: "0", ...FIXTURE_SETTINGS },
+    });
+    websiteId = website.json().data.id;
+    const imported = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/events",
+      json: { events: asImport(websiteId) },
+    });
+    assert.equal(imported.statusCode, 202, imported.body);
+  });
+
+  after(async () => {
+    await t?.close();
+  });
+
+  const page = async (query: string, status = 200) => {
+    const response = await t.app.inject({ url: `/${FIXTURE_DOMAIN}?${query}` });
+    assert.equal(response.statusCode, status, response.body.slice(0, 300));
+    return response.body;
+  };
+  const api = async (name: string, filters: string, perPage = 10): Promise<Rows> => {
+    const query = new URLSearchParams({ name, ...FIXTURE_RANGE, per_page: String(perPage) });
+    if (filters !== "") query.set("filters", filters);
+    const response = await t.call(key, { url: `/api/v1/stats/${websiteId}?${query}` });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().data.map((row: { value: string; count: number }) => [row.value, row.count]);
+  };
+
+  it("writes filters back as the API reads them, and the state as a link", () => {
+    const written = "page==/a\\;b;referrer~google;city!=GB:London;event==back\\\\slash";
+    const parsed = parseFilters(written);
+    assert.ok("filters" in parsed);
+    assert.equal(formatFilters(parsed.filters), written);
+    const now = new Date("2026-04-10T12:00:00Z");
+    const { state, errors } = readDashboardState(
+      { ...FIXTURE_RANGE, filters: written, details: "page", page: "3" },
+      now,
+    );
+    assert.deepEqual(errors, []);
+    const again = readDashboardState(
+      Object.fromEntries(new URL(dashboardHref("/x", state), "http://h").searchParams),
+      now,
+    );
+    assert.deepEqual(again.state, state);
+  });
+
+  it("counts every list and total under the filters exactly as the API does", async () => {
+    for (const filters of ["browser==Firefox", "country==US:United States;device!=desktop", "page~pricing"]) {
+      const body = await page(`${range}&filters=${encodeURIComponent(filters)}`);
+      for (const list of LISTS) {
+        assert.deepEqual(
+          rowsOf(section(body, `list-${list.stat}`)),
+          await api(list.stat, filters),
+          `${list.stat} under ${filters}`,
+        );
+      }
+      const totals = await t.call(key, {
+        url: `/api/v1/stats/${websiteId}/totals?${range}&filters=${encodeURIComponent(filters)}`,
+      });
+      assert.equal(totals.statusCode, 200, totals.body);
+      for (const [name, value] of Object.entries(
+        totals.json().data.totals as Record<string, number | null>,
+      )) {
+        if (name === "events") continue; // not a card
+        assert.equal(totalValue(body, name), value === null ? "" : String(value), `${name} under ${filters}`);
+      }
+    }
+  });
+
+  it("links each value to the dashboard filtered by it, and each chip to the dashboard without it", async () => {
+    const body = await page(range);
+    const countries = rowLinks(section(body, "list-country"));
+    const [value, link] = countries[0] ?? ["", null];
+    assert.ok(link, "a country filters the dashboard");
+    const query = new URL(link, "http://h").searchParams;
+    assert.equal(query.get("filters"), `country==${value}`);
+    assert.equal(query.get("from"), FIXTURE_RANGE.from);
+    // A custom event filters by its name; an exit page filters nothing.
+    const events = rowLinks(section(body, "list-event"));
+    assert.ok(events.length > 0);
+    for (const [event, href] of events) {
+      assert.equal(
+        new URL(href ?? "", "http://h").searchParams.get("filters"),
+        `event==${event.split(":")[0]}`,
+      );
+    }
+    assert.ok(rowLinks(section(body, "list-exit_page")).every(([, href]) => href === null));
+
+    const filtered = await page(new URL(link, "http://h").search.slice(1));
+    const withBrowser = rowLinks(section(filtered, "list-browser"))[0]?.[1];
+    assert.ok(withBrowser);
+    const both = new URL(withBrowser, "http://h").searchParams.get("filters") ?? "";
+    assert.match(both, new RegExp(`^country==${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")};browser==`));
+    // Clicking another country replaces the country filter instead of adding a second one.
+    const twice = await page(new URL(withBrowser, "http://h").search.slice(1));
+    const otherCountry = rowLinks(section(twice, "list-country"))[0]?.[1] ?? "";
+    assert.equal((new URL(otherCountry, "http://h").searchParams.get("filters") ?? "").split(";").length, 2);
+
+    const chips = [
+      ...twice.matchAll(
+        /<li class="chip" data-filter="(\w+)">[\s\S]*?href="([^"]*)" aria-label="Remove filter: ([^"]*)"/g,
+      ),
+    ];
+    assert.deepEqual(
+      chips.map((chip) => chip[1]),
+      ["country", "browser"],
+    );
+    assert.match(decode(chips[0]?.[3] ?? ""), /^Country is /);
+    const without = new URL(decode(chips[0]?.[2] ?? ""), "http://h").searchParams.get("filters") ?? "";
+    assert.match(without, /^browser==/);
+    assert.match(twice, /Clear all/);
+  });
+
+  it("answers a filter it cannot read with a 422 page that names it, and shows the whole dashboard", async () => {
+    const body = await page(`${range}&filters=${encodeURIComponent("colour==red")}`, 422);
+    assert.match(
+      decode(body),
+      /<p class="error" role="alert">The filter "colour==red" must begin with one of page, /,
+    );
+    assert.deepEqual(rowsOf(section(body, "list-page")), await api("page", ""));
+    assert.doesNotMatch(body, /class="chip"/);
+    const noList = await page(`${range}&details=nothing`, 422);
+    assert.match(decode(noList), /There is no list named "nothing"/);
+  });
+
+  it("opens a list in full: every value a page of 100 at a time, searched, and as CSV", async () => {
+    // 130 pages seen once each on 2026-04-05, the busiest first.
+    const events = Array.from({ length: 130 }, (_, i) => ({
+      website_id: websiteId,
+      ts: `2026-04-05T10:${String(Math.floor(i / 60)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}Z`,
+      page: `https://${FIXTURE_DOMAIN}/many/${String(i).padStart(3, "0")}`,
+      ip: "81.2.69.142",
+      user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+    }));
+    const imported = await t.call(key, { method: "POST", url: "/api/v1/events", json: { events } });
+    assert.equal(imported.statusCode, 202, imported.body);
+    const day = "from=2026-04-05&to=2026-04-05";
+    const first = await page(`${day}&details=page`);
+    const list = section(first, "details-page");
+    assert.equal(rowsOf(list).length, 100);
+    assert.match(list, /130 values/);
+    const next = /<a href="([^"]*)" rel="next">/.exec(list)?.[1];
+    assert.ok(next, "a link to the second page");
+    const second = rowsOf(
+      section(await page(new URL(decode(next), "http://h").search.slice(1)), "details-page"),
+    );
+    assert.equal(second.length, 30);
+    const all = [...rowsOf(list), ...second].map(([value]) => value).sort();
+    assert.equal(new Set(all).size, 130);
+
+    const searched = rowsOf(section(await page(`${day}&details=page&search=MANY/12`), "details-page"));
+    assert.deepEqual(
+      searched.map(([value]) => value),
+      Array.from({ length: 10 }, (_, i) => `/many/12${i}`),
+    );
+
+    const csv = await t.app.inject({ url: `/${FIXTURE_DOMAIN}?${day}&details=page&format=csv` });
+    assert.equal(csv.statusCode, 200);
+    assert.equal(csv.headers["content-type"], "text/csv; charset=utf-8");
+    assert.match(
+      String(csv.headers["content-disposition"]),
+      /^attachment; filename="stats\.example-page-2026-04-05-2026-04-05\.csv"$/,
+    );
+    const apiCsv = await t.call(key, { url: `/api/v1/stats/${websiteId}?name=page&${day}&format=csv` });
+    assert.equal(csv.body, apiCsv.body);
+    assert.equal(csv.body.split("\r\n").length, 1 + 130 + 1);
+  });
+
+  it("is the owner's at any privacy, in the web app, and nobody else's", async () => {
+    await t.call(key, { method: "PUT", url: `/api/v1/websites/${websiteId}`, form: { privacy: "1" } });
+    assert.equal((await t.app.inject({ url: `/${FIXTURE_DOMAIN}?${range}` })).statusCode, 404);
+    const url = `/websites/${websiteId}/stats?${range}&filters=${encodeURIComponent("browser==Firefox")}`;
+    const stranger = await t.app.inject({ url });
+    assert.equal(stranger.statusCode, 303);
+    assert.equal(stranger.headers.location, "/sign-in");
+
+    const owner = await signedIn(t, "owner@dash.example", "dashboard passphrase");
+    const response = await owner.get(url);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(rowsOf(section(response.body, "list-os")), await api("os", "browser==Firefox"));
+    assert.match(
+      response.body,
+      /href="\/websites\/\d+\/stats\?from=2026-04-01&amp;to=2026-04-03&amp;filters=browser%3D%3DFirefox%3Bos%3D%3D/,
+    );
+    const list = await owner.get("/");
+    assert.match(list.body, new RegExp(`<a class="site-name" href="/websites/${websiteId}/stats">`));
+
+    await t.container.users.create({
+      email: "else@dash.example",
+      passwordHash: await hashPassword("another passphrase"),
+    });
+    const other = await signedIn(t, "else@dash.example", "another passphrase");
+    assert.equal((await other.get(url)).statusCode, 404);
+  });
+});
