@@ -153,6 +153,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     access: container.pageAccess,
     stats: container.stats,
     totals: container.totals,
+    realtime: container.realtime,
     clock: container.clock,
     assets,
     geo: config.geoipDb ? "maxmind" : "dbip",

@@ -5,37 +5,16 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { ManualClock } from "../src/clock.js";
 import { dashboardHref, readDashboardState } from "../src/pages/dashboard-state.js";
 import { LISTS } from "../src/pages/page-model.js";
 import { formatFilters, parseFilters } from "../src/stats/stats-filter.js";
 import { hashPassword } from "../src/websites/password-hash.js";
+import { decodeEntities as decode, type Rows, rowsOf, card as section } from "./support/page-reading.js";
 import { asImport, FIXTURE_DOMAIN, FIXTURE_RANGE, FIXTURE_SETTINGS } from "./support/stats-fixture.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 import { signedIn } from "./support/web-client.js";
-
-type Rows = [string, number][];
-
-const decode = (text: string) =>
-  text
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&amp;", "&");
-
-function section(page: string, id: string): string {
-  const found = new RegExp(`<section class="card [a-z]+" id="${id}"[\\s\\S]*?</section>`).exec(page)?.[0];
-  assert.ok(found, `the page has ${id}`);
-  return found;
-}
-
-function rowsOf(html: string): Rows {
-  return [...html.matchAll(/<tr data-value="([^"]*)">[\s\S]*?data-count="(\d+)"/g)].map((match) => [
-    decode(match[1] ?? ""),
-    Number(match[2]),
-  ]);
-}
 
 /** Each row's value and the link it carries (null where the list filters nothing). */
 function rowLinks(html: string): [string, string | null][] {
@@ -193,6 +172,28 @@ describe("dashboard", () => {
     assert.match(decode(noList), /There is no list named "nothing"/);
   });
 
+  it("charts the range in the unit asked for, where the range allows it", async () => {
+    const month = "from=2026-03-01&to=2026-04-09";
+    const daily = await page(month);
+    assert.match(daily, /<section class="card chart" data-unit="day"/);
+    const units = [...daily.matchAll(/<nav class="units"[\s\S]*?<\/nav>/g)][0]?.[0] ?? "";
+    assert.deepEqual(
+      [...units.matchAll(/unit=(\w+)/g)].map((match) => match[1]),
+      ["day", "week", "month"],
+    );
+    const weekly = await page(`${month}&unit=week&filters=browser%3D%3DFirefox`);
+    assert.match(weekly, /<section class="card chart" data-unit="week"/);
+    // The same view in another range goes back to that range's own unit; filters stay.
+    const preset = /<ul class="presets"><li><a href="([^"]*)"/.exec(weekly)?.[1] ?? "";
+    const query = new URL(decode(preset), "http://h").searchParams;
+    assert.equal(query.get("unit"), null);
+    assert.equal(query.get("filters"), "browser==Firefox");
+    const refused = await page(`${month}&unit=hour`, 422);
+    assert.match(refused, /The chart of 40 days can show one point per day, week, month\./);
+    assert.match(refused, /<section class="card chart" data-unit="day"/);
+    assert.doesNotMatch(await page("from=2026-04-01&to=2026-04-01"), /<nav class="units"/);
+  });
+
   it("opens a list in full: every value a page of 100 at a time, searched, and as CSV", async () => {
     // 130 pages seen once each on 2026-04-05, the busiest first.
     const events = Array.from({ length: 130 }, (_, i) => ({
@@ -234,6 +235,50 @@ describe("dashboard", () => {
     const apiCsv = await t.call(key, { url: `/api/v1/stats/${websiteId}?name=page&${day}&format=csv` });
     assert.equal(csv.body, apiCsv.body);
     assert.equal(csv.body.split("\r\n").length, 1 + 130 + 1);
+  });
+
+  it("weighs under 60 KB gzipped on first load, and loads nothing from another host", async () => {
+    // A busy range: the fixture's lists and the 130 pages imported above.
+    const response = await t.app.inject({
+      url: `/${FIXTURE_DOMAIN}?from=2026-03-12&to=2026-04-10`,
+      headers: { "accept-encoding": "gzip" },
+    });
+    assert.equal(response.headers["content-encoding"], "gzip");
+    const stylesheet = /<link rel="stylesheet" href="([^"]+)"/.exec(
+      gunzipSync(response.rawPayload).toString(),
+    )?.[1];
+    assert.ok(stylesheet);
+    const css = await t.app.inject({ url: stylesheet, headers: { "accept-encoding": "gzip" } });
+    const weight = response.rawPayload.length + css.rawPayload.length;
+    assert.ok(weight <= 60 * 1024, `first load ${weight} bytes gzipped`);
+    const policy = String(response.headers["content-security-policy"]);
+    assert.match(policy, /default-src 'none'/);
+    assert.doesNotMatch(policy, /https?:|\*/, "no source on another host");
+    assert.doesNotMatch(gunzipSync(response.rawPayload).toString(), /<script|src="https?:/);
+  });
+
+  it("says who is on the website now, hits still in the write buffer included", async () => {
+    const before = /data-now-visitors="(\d+)"/.exec(await page(range))?.[1];
+    assert.equal(before, "0");
+    for (const ip of ["81.2.69.142", "81.2.69.143"]) {
+      const hit = await t.app.inject({
+        method: "POST",
+        url: "/api/event",
+        remoteAddress: ip,
+        headers: {
+          "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+          "content-type": "text/plain",
+        },
+        payload: JSON.stringify({ page: `https://${FIXTURE_DOMAIN}/now`, referrer: "" }),
+      });
+      assert.equal(hit.statusCode, 202);
+      assert.equal(hit.headers["x-analytics-dropped"], undefined);
+    }
+    const body = await page(range);
+    assert.match(
+      body,
+      /data-now-visitors="2"><span class="dot live" aria-hidden="true"><\/span>2 visitors in the last 5 minutes · 2 pageviews in the last 30/,
+    );
   });
 
   it("is the owner's at any privacy, in the web app, and nobody else's", async () => {

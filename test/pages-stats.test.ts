@@ -10,6 +10,7 @@ import { parseRange, previousRange } from "../src/pages/date-range.js";
 import { escapeHtml, html } from "../src/pages/html.js";
 import { LISTS, TOP_ROWS } from "../src/pages/page-model.js";
 import { scaleFor } from "../src/pages/svg-chart.js";
+import { listRows, type Rows } from "./support/page-reading.js";
 import {
   asImport,
   EXPECTED,
@@ -18,28 +19,6 @@ import {
   FIXTURE_SETTINGS,
 } from "./support/stats-fixture.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
-
-type Rows = [string, number][];
-
-const decodeEntities = (text: string) =>
-  text
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#39;", "'")
-    .replaceAll("&amp;", "&");
-
-/** The rows of one list card, as its data attributes give them. */
-function listRows(page: string, stat: string): Rows {
-  const section = new RegExp(`<section class="card list" id="list-${stat}"[\\s\\S]*?</section>`).exec(
-    page,
-  )?.[0];
-  assert.ok(section, `the page has a ${stat} list`);
-  return [...section.matchAll(/<tr data-value="([^"]*)">[\s\S]*?data-count="(\d+)"/g)].map((match) => [
-    decodeEntities(match[1] ?? ""),
-    Number(match[2]),
-  ]);
-}
 
 /** Rows of the chart's table or the hours' table: [key, visitors, pageviews]. */
 function tableRows(page: string, attribute: "point" | "hour"): [string, number, number][] {

@@ -7,18 +7,27 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../src/clock.js";
-import { accessibilityProblems, chromiumMissing, launchChromium, watchPolicy } from "./support/browser.js";
+import {
+  accessibilityProblems,
+  chromiumMissing,
+  DESKTOP_CHROME_UA,
+  launchChromium,
+  watchPolicy,
+} from "./support/browser.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const EMAIL = "owner@browser.example";
 const PASSWORD = "a long enough passphrase";
 /** 63-character labels: the longest a domain may have, which must wrap, not widen the page. */
 const LONG_DOMAIN = `${"a".repeat(63)}.${"b".repeat(63)}.example`;
+/** A website whose page, served by the test, embeds the snippet the web app gives. */
+const SHOP = "first-hit.test";
 const OUTPUT = fileURLToPath(new URL("../../test-output/web/", import.meta.url));
 const missing = chromiumMissing();
 if (missing) console.log(`# SKIPPED web-app-browser tests: ${missing}`);
@@ -32,7 +41,8 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
     await t.app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium([]);
+    // The tracked test page's host resolves here; a desktop user agent, as HeadlessChrome is a bot.
+    browser = await launchChromium([SHOP], DESKTOP_CHROME_UA);
     fs.mkdirSync(OUTPUT, { recursive: true });
   });
 
@@ -167,6 +177,50 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await context.close();
   });
 
+  it("puts the snippet in a page, then sees the first hit in the installation check and on the dashboard", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.click("a.button[href='/websites/new']");
+    await page.fill("#f-domain", SHOP);
+    await page.click('form:has(#f-domain) button[type="submit"]');
+    await page.waitForSelector("#snippet");
+    assert.match(await page.innerText(".install"), /No pageview in the last 30 minutes/);
+    const snippet = await page.inputValue("#snippet");
+    const shop = http.createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><html><head><title>Shop</title>${snippet}</head><body><h1>Shop</h1></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => shop.listen(0, "127.0.0.1", resolve));
+    try {
+      const visitor = await context.newPage();
+      await visitor.goto(`http://${SHOP}:${(shop.address() as AddressInfo).port}/`);
+      // The hit travels by beacon; the check reads the write buffer too, so a reload shows it.
+      let check = "";
+      for (let i = 0; i < 50 && !/Receiving hits/.test(check); i++) {
+        await page.reload();
+        check = await page.innerText(".install");
+      }
+      assert.match(check, /Receiving hits: 1 pageview in the last 30 minutes/);
+      await page.click('a[href$="/stats"]');
+      await page.waitForSelector("#list-page");
+      assert.equal(await page.getAttribute(".now", "data-now-visitors"), "1");
+      assert.equal(await page.locator('#list-page tr[data-value="/"] td.count').textContent(), "1");
+      assert.equal(await page.locator('[data-total="visitors"] .value').textContent(), "1");
+      await look(page, "dashboard-first-hit-1280-light");
+    } finally {
+      await new Promise((resolve) => shop.close(resolve));
+    }
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
   for (const width of [390, 1280]) {
     for (const scheme of ["light", "dark"] as const) {
       it(`renders every page at ${width}px in ${scheme} mode (screenshots, accessibility)`, async () => {
@@ -197,7 +251,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await page.waitForSelector("#f-domain-error");
         await look(page, `website-new-error-${width}-${scheme}`);
         await page.goto(`${base}/`);
-        await page.click(".sites .site-name");
+        await page.locator(".sites a.site-name", { hasText: LONG_DOMAIN.slice(0, 30) }).click();
         await page.waitForSelector("#list-page");
         await look(page, `dashboard-${width}-${scheme}`);
         await page.click(".owner-links a:last-child");

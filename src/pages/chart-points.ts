@@ -31,6 +31,16 @@ export interface Chart {
   points: ChartPoint[];
 }
 
+/**
+ * The units a range may be charted in, finest first: hours for one day only (a day's hours
+ * are read as hours of day), else days and, where a range holds more than one, weeks and months.
+ */
+export function chartUnits(days: number): ChartUnit[] {
+  if (days <= 1) return ["hour"];
+  return ["day", ...(days > 7 ? (["week"] as const) : []), ...(days > 31 ? (["month"] as const) : [])];
+}
+
+/** The unit a range is charted in unless another of chartUnits is asked for. */
 export function chartUnit(days: number): ChartUnit {
   if (days <= 1) return "hour";
   if (days <= MAX_DAILY_DAYS) return "day";
@@ -43,8 +53,12 @@ export function chartUnit(days: number): ChartUnit {
  * which for a range of one day are that day's hours. Visitors of a week or month are its
  * days' unique visitors added up, as the statistics API counts visitors over any range.
  */
-export function chartPoints(range: DateRange, days: readonly DayPoint[], hours: readonly HourPoint[]): Chart {
-  const unit = chartUnit(range.days);
+export function chartPoints(
+  range: DateRange,
+  days: readonly DayPoint[],
+  hours: readonly HourPoint[],
+  unit: ChartUnit = chartUnit(range.days),
+): Chart {
   if (unit === "hour") {
     const points = hours.map((point) => ({
       key: `${range.from}T${point.hour}`,

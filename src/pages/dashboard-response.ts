@@ -26,6 +26,7 @@ export const DashboardQuerySchema = Type.Object({
   details: Text(64),
   search: Text(2048),
   page: Text(12),
+  unit: Text(8),
   /** `csv`: the list opened in full as CSV (every row). */
   format: Text(8),
 });

@@ -10,6 +10,7 @@ import {
   parseFilters,
   type StatsFilter,
 } from "../stats/stats-filter.js";
+import { type ChartUnit, chartUnits } from "./chart-points.js";
 import { type DateRange, DEFAULT_DAYS, lastDays, parseRange } from "./date-range.js";
 import { LISTS, type ListSpec } from "./stat-lists.js";
 
@@ -22,6 +23,8 @@ export interface DashboardQuery {
   details?: string | undefined;
   search?: string | undefined;
   page?: string | undefined;
+  /** The chart's unit (chart-points.ts), where the range allows it. */
+  unit?: string | undefined;
 }
 
 export interface DetailsState {
@@ -35,6 +38,8 @@ export interface DashboardState {
   range: DateRange;
   filters: StatsFilter[];
   details: DetailsState | null;
+  /** The chart's unit, or null for the range's own (chartUnit). */
+  unit: ChartUnit | null;
 }
 
 /** Longest search kept (no stored value is longer than a page URL). */
@@ -72,12 +77,22 @@ export function readDashboardState(
       details = { list, search, page: pageOk ? page : 1 };
     }
   }
-  return { state: { range, filters, details }, errors };
+  let unit: ChartUnit | null = null;
+  if (query.unit !== undefined && query.unit !== "") {
+    const units = chartUnits(range.days);
+    if (units.includes(query.unit as ChartUnit)) unit = query.unit as ChartUnit;
+    else
+      errors.push(
+        `The chart of ${range.days === 1 ? "one day" : `${range.days} days`} can show one point per ${units.join(", ")}.`,
+      );
+  }
+  return { state: { range, filters, details, unit }, errors };
 }
 
 /** The link to `action` showing `state`. */
 export function dashboardHref(action: string, state: DashboardState): string {
   const query = new URLSearchParams({ from: state.range.from, to: state.range.to });
+  if (state.unit !== null) query.set("unit", state.unit);
   if (state.filters.length > 0) query.set("filters", formatFilters(state.filters));
   if (state.details) {
     query.set("details", state.details.list.stat);
@@ -117,9 +132,14 @@ export function withoutFilter(state: DashboardState, index: number | null): Dash
   return { ...state, filters, details };
 }
 
-/** The same filters over another range, on the whole dashboard. */
+/** The same filters over another range, on the whole dashboard, charted in the range's own unit. */
 export function withRange(state: DashboardState, range: DateRange): DashboardState {
-  return { ...state, range, details: null };
+  return { ...state, range, details: null, unit: null };
+}
+
+/** The chart in another unit. */
+export function withUnit(state: DashboardState, unit: ChartUnit): DashboardState {
+  return { ...state, unit };
 }
 
 /** A list opened in full (page 1, no search), or back to the dashboard with null. */

@@ -3,12 +3,14 @@
 // the period before, the daily series, the hours, the top values of each list, or one list
 // in full. No SQL here; the event store answers from its aggregates.
 
+import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsFilter } from "../stats/stats-filter.js";
 import { formatFilters } from "../stats/stats-filter.js";
 import type { StatsRow } from "../stats/stats-query.js";
 import { ALL_ROWS, type StatsService, type WebsiteStats } from "../stats/stats-service.js";
 import type { Totals, TotalsService } from "../stats/totals.js";
 import type { WebsiteRecord } from "../storage/ports.js";
+import type { ChartUnit } from "./chart-points.js";
 import type { DashboardState, DetailsState } from "./dashboard-state.js";
 import { type DateRange, daysOf, previousRange } from "./date-range.js";
 import { LISTS, type ListSpec } from "./stat-lists.js";
@@ -24,6 +26,7 @@ export const DETAIL_ROWS = 100;
 export interface DashboardServices {
   stats: StatsService;
   totals: TotalsService;
+  realtime: RealtimeService;
 }
 
 /** A type, not an interface: groupDays adds up any record of numbers. */
@@ -52,6 +55,8 @@ interface ViewBase {
   zone: string;
   range: DateRange;
   filters: StatsFilter[];
+  /** The chart's unit asked for, or null for the range's own. */
+  unit: ChartUnit | null;
 }
 
 export interface StatsPageModel extends ViewBase {
@@ -60,6 +65,8 @@ export interface StatsPageModel extends ViewBase {
   hours: HourPoint[];
   totals: { current: Totals; previous: Totals };
   lists: TopList[];
+  /** Right now, whatever the range and filters: unique visitors of the last 5 minutes, pageviews of the last 30. */
+  now: { visitors: number; pageviews: number };
 }
 
 export interface DetailsModel extends ViewBase {
@@ -103,7 +110,8 @@ export async function buildPageModel(
     perPage: 24,
     page: 1,
   } as const;
-  const [totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
+  const [realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
+    services.realtime.read(website.userId, website.id),
     services.totals.read(website.userId, website.id, {
       from: range.from,
       to: range.to,
@@ -122,6 +130,7 @@ export async function buildPageModel(
     zone: stats.zone,
     range,
     filters,
+    unit: state.unit,
     previous: previousRange(range),
     series: daysOf(range).map((day) => ({
       day,
@@ -137,57 +146,56 @@ export async function buildPageModel(
       const page = lists[index] ?? { rows: [], total: 0 };
       return { ...spec, rows: page.rows, total: page.total };
     }),
+    now: {
+      visitors: realtime.visitors,
+      pageviews: realtime.pageviews.reduce((sum, minute) => sum + minute.count, 0),
+    },
   };
 }
 
-/** One list in full: a page of its rows matching the search, most counted first. */
+type DetailsView = DashboardState & { details: DetailsState };
+
+/** A page of a list's rows matching the search, most counted first, and the zone they count in. */
+async function readList(
+  services: DashboardServices,
+  website: WebsiteRecord,
+  state: DetailsView,
+  perPage: number,
+  page: number,
+) {
+  const { range, filters, details } = state;
+  const stats = await statsOf(services, website, filters);
+  const rows = await stats.read({
+    name: details.list.stat,
+    from: range.from,
+    to: range.to,
+    search: details.search || undefined,
+    sortBy: "count",
+    sort: "desc",
+    perPage,
+    page,
+  });
+  return { zone: stats.zone, ...rows };
+}
+
+/** One list in full: the page of it the state asks for. */
 export async function buildDetailsModel(
   services: DashboardServices,
   website: WebsiteRecord,
-  state: DashboardState & { details: DetailsState },
+  state: DetailsView,
 ): Promise<DetailsModel> {
+  const { zone, rows, total } = await readList(services, website, state, DETAIL_ROWS, state.details.page);
   const { range, filters, details } = state;
-  const stats = await statsOf(services, website, filters);
-  const page = await stats.read({
-    name: details.list.stat,
-    from: range.from,
-    to: range.to,
-    search: details.search || undefined,
-    sortBy: "count",
-    sort: "desc",
-    perPage: DETAIL_ROWS,
-    page: details.page,
-  });
-  return {
-    domain: website.domain,
-    zone: stats.zone,
-    range,
-    filters,
-    details,
-    rows: page.rows,
-    total: page.total,
-  };
+  return { domain: website.domain, zone, range, filters, unit: state.unit, details, rows, total };
 }
 
-/** Every row of a list over the state's range and filters (its CSV). */
+/** Every row of a list matching the state's search, over its range and filters (its CSV). */
 export async function allRows(
   services: DashboardServices,
   website: WebsiteRecord,
-  state: DashboardState & { details: DetailsState },
+  state: DetailsView,
 ): Promise<StatsRow[]> {
-  const { range, filters, details } = state;
-  const stats = await statsOf(services, website, filters);
-  const page = await stats.read({
-    name: details.list.stat,
-    from: range.from,
-    to: range.to,
-    search: details.search || undefined,
-    sortBy: "count",
-    sort: "desc",
-    perPage: ALL_ROWS,
-    page: 1,
-  });
-  return page.rows;
+  return (await readList(services, website, state, ALL_ROWS, 1)).rows;
 }
 
 function countsByValue(rows: readonly StatsRow[]): Map<string, number> {

@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type } from "typebox";
 import type { Clock } from "../clock.js";
 import { AppError } from "../errors.js";
+import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TotalsService } from "../stats/totals.js";
 import { normaliseDomain } from "../websites/domain-name.js";
@@ -27,6 +28,7 @@ export interface PageRoutesOptions {
   access: PageAccess;
   stats: StatsService;
   totals: TotalsService;
+  realtime: RealtimeService;
   clock: Clock;
   assets: PageAssets;
   geo: GeoSource;

@@ -213,6 +213,9 @@ button.danger { background: var(--bad); border-color: var(--bad); color: var(--o
 .chip-remove { padding: 3px 10px 3px 6px; text-decoration: none; font-weight: 700; line-height: 1; }
 .top td.name a.text { color: inherit; text-decoration: none; }
 .top td.name a.text:hover .name, .top td.name a.text:focus-visible .name { text-decoration: underline; }
+.now { margin: 4px 0 0; font-size: .85rem; color: var(--muted); display: flex; align-items: center; gap: 6px; }
+.now .dot { width: 8px; height: 8px; border-radius: 50%; background: var(--line); flex: none; }
+.now .dot.live { background: var(--good); }
 .owner-links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0 0; font-size: .85rem; }
 .details .links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 0; font-size: .9rem; }
 .details { margin-top: 12px; }

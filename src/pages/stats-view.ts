@@ -17,6 +17,7 @@ import {
   withoutFilter,
   withPage,
   withRange,
+  withUnit,
 } from "./dashboard-state.js";
 import { rangeLabel } from "./date-labels.js";
 import type { RangePreset } from "./date-range.js";
@@ -63,7 +64,12 @@ const DIMENSION_LABELS: Record<string, string> = {
 };
 
 function stateOf(model: StatsPageModel | DetailsModel): DashboardState {
-  return { range: model.range, filters: model.filters, details: "details" in model ? model.details : null };
+  return {
+    range: model.range,
+    filters: model.filters,
+    details: "details" in model ? model.details : null,
+    unit: model.unit,
+  };
 }
 
 export function statsPage(model: StatsPageModel, options: StatsViewOptions): Html {
@@ -72,7 +78,7 @@ export function statsPage(model: StatsPageModel, options: StatsViewOptions): Htm
     model,
     options,
     html`${totalsCards(model)}
-${trendCard(model)}
+${trendCard(model, (unit) => dashboardHref(options.action, withUnit(state, unit)))}
 <div class="lists">
 ${model.lists.map((list) => listCard(list, state, options.action))}
 ${hoursCard(model)}
@@ -133,7 +139,7 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
   const domain = unicodeDomain(model.domain);
   return html`<header class="top"><div class="wrap">
 <div class="site"><h1><small>Statistics of</small><span class="domain" title="${domain}">${domain}</span></h1>
-<p class="period">${rangeLabel(model.range)} (${model.zone})</p>${options.nav}</div>
+<p class="period">${rangeLabel(model.range)} (${model.zone})</p>${"now" in model ? nowLine(model.now) : ""}${options.nav}</div>
 <div class="range">
 <nav aria-label="Date ranges"><ul class="presets">${presetLinks}</ul></nav>
 <form class="picker" method="get" action="${options.action}">
@@ -143,6 +149,12 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
 </form>
 </div>
 </div></header>`;
+}
+
+/** Who is on the website now (realtime, unfiltered). */
+function nowLine(now: StatsPageModel["now"]): Html {
+  const visitors = `${numbers.format(now.visitors)} ${now.visitors === 1 ? "visitor" : "visitors"}`;
+  return html`<p class="now" data-now-visitors="${now.visitors}"><span class="dot${now.visitors > 0 ? " live" : ""}" aria-hidden="true"></span>${visitors} in the last 5 minutes · ${numbers.format(now.pageviews)} ${now.pageviews === 1 ? "pageview" : "pageviews"} in the last 30</p>`;
 }
 
 /** Hidden fields that keep the named parts of the state across a form of the page. */

@@ -2,7 +2,7 @@
 // for (chart-points.ts), its axis labels, a note on how weeks and months count visitors,
 // and the chart's numbers in a table. Rows carry their point and counts as data attributes.
 
-import { type Chart, type ChartUnit, chartPoints } from "./chart-points.js";
+import { type Chart, type ChartUnit, chartPoints, chartUnits } from "./chart-points.js";
 import { pointLabel, rangeLabel, tickLabel } from "./date-labels.js";
 import { type Html, html } from "./html.js";
 import type { StatsPageModel } from "./page-model.js";
@@ -11,6 +11,7 @@ import { scaleFor, type Tick, trendChart, xAxis, yAxis } from "./svg-chart.js";
 const numbers = new Intl.NumberFormat("en-US");
 
 const COLUMNS: Record<ChartUnit, string> = { hour: "Hour", day: "Day", week: "Week", month: "Month" };
+const UNIT_LABELS: Record<ChartUnit, string> = { hour: "Hours", day: "Days", week: "Weeks", month: "Months" };
 
 /**
  * Why a week's or month's visitors can exceed the people who came, and why the first and
@@ -25,8 +26,10 @@ const NOTES: Partial<Record<ChartUnit, string>> = {
 /** Five labels where they fit, three on a phone (the 2nd and 4th are minor). */
 const TICKS = 5;
 
-export function trendCard(model: StatsPageModel): Html {
-  const chart = chartPoints(model.range, model.series, model.hours);
+/** `unitHref` links to the same view charted in another unit. */
+export function trendCard(model: StatsPageModel, unitHref: (unit: ChartUnit) => string): Html {
+  const chart = chartPoints(model.range, model.series, model.hours, model.unit ?? undefined);
+  const units = chartUnits(model.range.days);
   const labelled = chart.points.map((point) => ({ ...point, label: pointLabel(chart.unit, point) }));
   const scale = scaleFor(
     Math.max(0, ...chart.points.map((point) => Math.max(point.visitors, point.pageviews))),
@@ -35,6 +38,14 @@ export function trendCard(model: StatsPageModel): Html {
   const note = NOTES[chart.unit];
   return html`<section class="card chart" data-unit="${chart.unit}" aria-labelledby="trend-title">
 <div class="chart-head"><h2 id="trend-title">Visitors and pageviews per ${chart.unit}</h2>
+${
+  units.length > 1
+    ? html`<nav class="units" aria-label="Chart points"><ul class="presets">${units.map(
+        (unit) =>
+          html`<li><a href="${unitHref(unit)}"${unit === chart.unit ? html` aria-current="true"` : ""}>${UNIT_LABELS[unit]}</a></li>`,
+      )}</ul></nav>`
+    : ""
+}
 <ul class="legend"><li class="visitors">Visitors</li><li class="pageviews">Pageviews</li></ul></div>
 <div class="figure">${yAxis(scale)}${trendChart(labelled, scale, summary)}
 ${xAxis(ticks(chart))}</div>

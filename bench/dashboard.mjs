@@ -1,0 +1,127 @@
+// Times a website's dashboard as a browser asks for it: the whole page (every total of the
+// range and the period before, the daily series, the hours and the top 10 of every list) in
+// one request, unfiltered, under each filter set, and one list opened in full. The server
+// runs on a store kept by `stats.mjs --keep` (its website 1, made public for the page),
+// pinned to one core, this client on another; one warm-up request, then `--runs` in a row,
+// the median kept (wall time to the last byte, one keep-alive connection). Also the page's
+// weight on first load: its HTML and its stylesheet, gzipped as served.
+//
+//   node bench/dashboard.mjs --data-dir DIR --from 2026-10-23 --to 2026-11-21 \
+//     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1]
+
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startProduct, stop } from "./processes.mjs";
+
+const { values: options } = parseArgs({
+  options: {
+    "data-dir": { type: "string" },
+    from: { type: "string" },
+    to: { type: "string" },
+    runs: { type: "string", default: "5" },
+    filters: {
+      type: "string",
+      default:
+        "page==/pricing|country==US:United States|browser!=Chrome|referrer~google|page~/docs;device==mobile",
+    },
+    "server-cpu": { type: "string", default: "1" },
+  },
+});
+for (const required of ["data-dir", "from", "to"]) {
+  if (!options[required]) {
+    console.error(
+      "usage: dashboard.mjs --data-dir DIR --from YYYY-MM-DD --to YYYY-MM-DD [--runs 5] [--filters A|B]",
+    );
+    process.exit(2);
+  }
+}
+const dataDir = path.resolve(options["data-dir"]);
+const key = fs.readFileSync(path.join(dataDir, "api-key"), "utf8").trim();
+const runs = Number(options.runs);
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One GET: status, the body's bytes (gzipped if asked) and the wall time in ms. */
+function get(url, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const request = http.get(url, { agent, headers }, (response) => {
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode,
+          headers: response.headers,
+          body: Buffer.concat(chunks),
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        }),
+      );
+    });
+    request.on("error", reject);
+  });
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const server = await startProduct({
+  dataDir,
+  cpu: options["server-cpu"] === "none" ? null : Number(options["server-cpu"]),
+});
+try {
+  const api = (method, url, body) =>
+    fetch(`${server.url}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    }).then((response) => response.json());
+  const website = (await api("GET", "/api/v1/websites/1")).data;
+  if (website.privacy !== 0) await api("PUT", "/api/v1/websites/1", { privacy: 0 });
+  const range = `from=${options.from}&to=${options.to}`;
+  const views = [
+    { view: "dashboard", query: range },
+    ...options.filters
+      .split("|")
+      .filter(Boolean)
+      .map((filters) => ({
+        view: `dashboard, ${filters}`,
+        query: `${range}&filters=${encodeURIComponent(filters)}`,
+      })),
+    { view: "pages in full (page 1)", query: `${range}&details=page` },
+  ];
+  const results = [];
+  for (const { view, query } of views) {
+    const url = `${server.url}/${website.domain}?${query}`;
+    const times = [];
+    let weight = null;
+    for (let run = 0; run <= runs; run++) {
+      const answer = await get(url, { "accept-encoding": "gzip" });
+      if (answer.status !== 200) throw new Error(`${view}: HTTP ${answer.status}`);
+      if (run === 0) weight = answer.body.length;
+      else times.push(answer.ms);
+    }
+    results.push({ view, medianMs: Math.round(median(times) * 10) / 10, htmlGzipBytes: weight });
+    console.error(`${view}: ${results.at(-1).medianMs} ms`);
+  }
+  const page = (await get(`${server.url}/${website.domain}?${range}`)).body.toString();
+  const stylesheet = /<link rel="stylesheet" href="([^"]+)"/.exec(page)?.[1];
+  const css = await get(`${server.url}${stylesheet}`, { "accept-encoding": "gzip" });
+  const firstLoad = results[0].htmlGzipBytes + css.body.length;
+  console.log(
+    JSON.stringify({
+      dataDir,
+      from: options.from,
+      to: options.to,
+      runs,
+      cssGzipBytes: css.body.length,
+      firstLoadGzipBytes: firstLoad,
+      results,
+    }),
+  );
+} finally {
+  agent.destroy();
+  await stop(server.child);
+}
