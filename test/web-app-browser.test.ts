@@ -28,6 +28,8 @@ const PASSWORD = "a long enough passphrase";
 const LONG_DOMAIN = `${"a".repeat(63)}.${"b".repeat(63)}.example`;
 /** A website whose page, served by the test, embeds the snippet the web app gives. */
 const SHOP = "first-hit.test";
+/** Another website, whose page posts a form to the web app as soon as it loads. */
+const ATTACKER = "attacker.test";
 const OUTPUT = fileURLToPath(new URL("../../test-output/web/", import.meta.url));
 const missing = chromiumMissing();
 if (missing) console.log(`# SKIPPED web-app-browser tests: ${missing}`);
@@ -42,7 +44,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await t.app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     // The tracked test page's host resolves here; a desktop user agent, as HeadlessChrome is a bot.
-    browser = await launchChromium([SHOP], DESKTOP_CHROME_UA);
+    browser = await launchChromium([SHOP, ATTACKER], DESKTOP_CHROME_UA);
     fs.mkdirSync(OUTPUT, { recursive: true });
   });
 
@@ -218,6 +220,71 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
       await new Promise((resolve) => shop.close(resolve));
     }
     assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  it("ignores a form another website posts, and manages keys and users through their pages", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".sites");
+
+    // Signed in, the owner opens another website's page, which posts a key form to ours.
+    const attacker = http.createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><form id="f" method="post" action="${base}/account/keys"><input name="name" value="stolen"><input name="access" value="full"></form><script>document.getElementById("f").submit()</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+    try {
+      const posted = page.waitForResponse((response) => response.request().method() === "POST");
+      await page.goto(`http://${ATTACKER}:${(attacker.address() as AddressInfo).port}/`);
+      // SameSite=Lax keeps the sign-in's cookie off a cross-site post, so it comes as a
+      // stranger's (the form token and origin checks stand behind that: web-account.test.ts).
+      const answer = await posted;
+      assert.equal(answer.status(), 303);
+      assert.equal(await answer.headerValue("location"), "/sign-in");
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+    }
+
+    // A read-only key: shown once, reads, cannot write, then revoked.
+    await page.goto(`${base}/account/keys`);
+    assert.doesNotMatch(await page.innerText(".keys"), /stolen/);
+    await page.fill("#f-name", "Wall display");
+    await page.check("#f-access-read");
+    await page.click('form:has(#f-name) button[type="submit"]');
+    const key = (await page.textContent(".key code"))?.trim() ?? "";
+    const api = (method: string, path: string) =>
+      fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    assert.equal(await api("GET", "/api/v1/websites"), 200);
+    assert.equal(await api("DELETE", "/api/v1/websites/1"), 403);
+    await page.click('button[aria-label="Revoke Wall display"]');
+    await page.waitForSelector(".notice");
+    assert.equal(await api("GET", "/api/v1/websites"), 401);
+
+    // An administrator makes a user, whose key works until the user is disabled.
+    await page.goto(`${base}/users`);
+    await page.fill("#f-email", "temp@browser.example");
+    await page.click('form:has(#f-email) button[type="submit"]');
+    const theirs = (await page.textContent(".key code"))?.trim() ?? "";
+    const asThem = () =>
+      fetch(`${base}/api/v1/websites`, { headers: { authorization: `Bearer ${theirs}` } }).then(
+        (r) => r.status,
+      );
+    assert.equal(await asThem(), 200);
+    await page.click('button[aria-label="Disable temp@browser.example"]');
+    await page.waitForSelector('button[aria-label="Enable temp@browser.example"]');
+    assert.equal(await asThem(), 401);
+    assert.deepEqual(
+      violations.filter((text) => !text.includes(ATTACKER)),
+      [],
+    );
     await context.close();
   });
 
