@@ -104,10 +104,14 @@ interface Numbered {
 /** The settings the store opens DuckDB with. */
 export function duckDbSettings(): Record<string, string> {
   return {
-    // DuckDB's cache and working memory. DuckDB 1.5.5 kept a part of what was appended
-    // between two checkpoints in it for good (a store seeded with 100M events ran out at
-    // 99.9M); duckdb-storage.test.ts checks that the engine lets it go.
-    memory_limit: "256MB",
+    // DuckDB's cache and working memory; what does not fit spills to events.duckdb.tmp.
+    // 128 MB against 256 (bench/RESULTS.md, "The dashboard; DuckDB's memory"): importing
+    // 10M events peaked at 542 MiB against 626, answering filtered statistics at 100M at
+    // 559 MB against 918, in about the same time; 100M events seed and fold within it.
+    // DuckDB 1.5.5 kept a part of what was appended between two checkpoints for good (a
+    // 100M store ran out at 67.8M with 128 MB); duckdb-storage.test.ts checks that the
+    // engine lets it go.
+    memory_limit: "128MB",
     // The cores this process may run on: DuckDB counts the machine's and ignores CPU
     // affinity, so a server pinned to one core (taskset, a container's cpuset) would get
     // extra threads competing with the event loop for that core.
