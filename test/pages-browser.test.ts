@@ -1,4 +1,5 @@
-// A password-protected stats page in a real browser (Debian Chromium): the visitor signs in
+// Stats pages in a real browser (Debian Chromium): a public page opens to anyone, a private
+// one to its owner's API key only; on a password-protected one the visitor signs in
 // through the form, sees the fixture's numbers, narrows the range with the picker, and the
 // page breaks no rule of its own Content-Security-Policy. A click on a value filters the
 // whole dashboard (a chip removes it), and a list opens in full with search and CSV.
@@ -31,10 +32,12 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
   let base = "";
   let attacker: http.Server;
   let attackerBase = "";
+  let ownerKey = "";
 
   before(async () => {
     t = await createTestApp({}, new ManualClock("2026-04-10T12:00:00Z"));
     const key = await t.createUser();
+    ownerKey = key;
     const created = await t.call(key, {
       method: "POST",
       url: "/api/v1/websites",
@@ -176,6 +179,51 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
     const lines = fs.readFileSync(file, "utf8").trim().split("\r\n");
     assert.equal(lines[0], "value,count");
     assert.equal(lines.length, 1 + found.length);
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
+  it("shows a public page to anyone, and a private one to its owner's key alone", async () => {
+    for (const [domain, privacy] of [
+      ["open.example", "0"],
+      ["closed.example", "1"],
+    ] as const) {
+      const made = await t.call(ownerKey, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain, privacy, ...FIXTURE_SETTINGS },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      const events = asImport(made.json().data.id).map((event) => ({
+        ...event,
+        page: event.page.replace(FIXTURE_DOMAIN, domain),
+        referrer: event.referrer?.replace(FIXTURE_DOMAIN, domain),
+      }));
+      const imported = await t.call(ownerKey, { method: "POST", url: "/api/v1/events", json: { events } });
+      assert.equal(imported.statusCode, 202, imported.body);
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    const range = "from=2026-04-01&to=2026-04-03";
+    const open = await page.goto(`${base}/open.example?${range}`);
+    assert.equal(open?.status(), 200);
+    assert.equal(await total(page, "visitors"), "5");
+    assert.equal(await page.locator("form.signout").count(), 0, "nothing to sign out of");
+
+    const closed = await page.goto(`${base}/closed.example?${range}`);
+    assert.equal(closed?.status(), 404);
+    assert.match((await page.textContent("h1")) ?? "", /Page not found/);
+    await page.click("summary");
+    await page.fill("#key", "not the key");
+    await page.click('form:has(#key) button[type="submit"]');
+    await page.waitForSelector(".error");
+    await page.fill("#key", ownerKey);
+    await page.click('form:has(#key) button[type="submit"]');
+    await page.waitForSelector('[data-total="visitors"]');
+    assert.equal(await total(page, "visitors"), "5");
+    assert.match(page.url(), /from=2026-04-01&to=2026-04-03/, "the range asked for is kept");
+    assert.deepEqual(await accessibilityProblems(page), []);
     assert.deepEqual(violations, []);
     await context.close();
   });
