@@ -130,6 +130,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     realtime: container.realtime,
     series: container.series,
     totals: container.totals,
+    dropped: container.dropped,
     publicUrl: config.publicUrl,
     rateLimitPerMinute: config.apiRateLimit,
   });

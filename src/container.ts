@@ -17,6 +17,7 @@ import {
 } from "./enrich/geo.js";
 import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
+import { DropCounter } from "./ingest/drop-counter.js";
 import { EventImporter } from "./ingest/event-importer.js";
 import { ImportThreads } from "./ingest/import-threads.js";
 import { type Notice, OutageLog } from "./ingest/outage-log.js";
@@ -29,6 +30,7 @@ import { ReportScheduler } from "./reports/report-scheduler.js";
 import { createReportSender } from "./reports/report-sender.js";
 import { SmtpMailer } from "./reports/smtp-mailer.js";
 import { AttemptLimiter } from "./sign-in/attempt-limiter.js";
+import { DroppedHitsService } from "./stats/dropped-hits.js";
 import { RealtimeService } from "./stats/realtime.js";
 import { StatsService } from "./stats/stats-service.js";
 import { TimeSeriesService } from "./stats/time-series.js";
@@ -54,7 +56,10 @@ export interface Container {
   readonly realtime: RealtimeService;
   readonly series: TimeSeriesService;
   readonly totals: TotalsService;
+  readonly dropped: DroppedHitsService;
   readonly collect: CollectEndpoint;
+  /** The hits collection drops, counted per website, day and reason (written every few seconds). */
+  readonly drops: DropCounter;
   readonly geo: GeoLookup;
   /** Every password hash and check goes through it, a bounded few at a time. */
   readonly passwords: PasswordHasher;
@@ -150,6 +155,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
   outages = new OutageLog(notice, buffer.maxBacklog);
+  const drops = new DropCounter(metadata.drops, {
+    onError: (error) =>
+      notice("warn", { err: error }, `dropped hits could not be counted yet; retried (${String(error)})`),
+  });
   const passwords = new PasswordHasher();
   const users = new UserService(metadata.users, clock);
   const setupCode = (await metadata.users.any()) ? null : newSetupCode();
@@ -184,13 +193,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     stats,
     series: new TimeSeriesService(stats),
     totals: new TotalsService(stats),
+    dropped: new DroppedHitsService(metadata.websites, metadata.drops, drops),
     realtime: new RealtimeService(metadata.websites, eventStore, buffer, clock),
     collect: new CollectEndpoint(
       pipeline,
       buffer,
       new CollectRateLimiter(config.collectRateLimit, clock),
       clock,
+      drops,
     ),
+    drops,
     geo,
     passwords,
     pageAccess: new PageAccess({
@@ -226,6 +238,15 @@ export async function createContainer(config: Config, options: ContainerOptions 
         await reports?.close();
         await buffer.close(SHUTDOWN_RETRY_MS);
       } finally {
+        await drops
+          .close()
+          .catch((error) =>
+            notice(
+              "warn",
+              { err: error },
+              `the last seconds' dropped hits were not counted (${String(error)})`,
+            ),
+          );
         await importThreads.close();
         await eventStore.close();
         await metadata.close();

@@ -184,11 +184,15 @@ describe("public collection endpoint", () => {
     };
     const first = pipeline.screenPublic({ ...raw, page: "https://uncached.shop.example/" });
     assert.ok(first instanceof Promise, "a host not cached yet is looked up");
-    assert.deepEqual(await first, { kept: false, reason: "unknown_website" });
+    assert.deepEqual(await first, { kept: false, reason: "unknown_website", website: null });
     const screened = pipeline.screenPublic(raw);
     assert.ok(!(screened instanceof Promise) && screened.kept, "a cached host is decided at once");
     const cachedMiss = pipeline.screenPublic({ ...raw, page: "https://uncached.shop.example/" });
-    assert.deepEqual(cachedMiss, { kept: false, reason: "unknown_website" }, "misses are cached too");
+    assert.deepEqual(
+      cachedMiss,
+      { kept: false, reason: "unknown_website", website: null },
+      "misses are cached too",
+    );
     const [event] = await pipeline.enrich([screened.hit]);
     assert.deepEqual(
       { ...event, visitor: typeof event?.visitor },

@@ -2,8 +2,9 @@
 // event store cannot write, hits are kept up to the write buffer's bound and dropped as
 // `unavailable` beyond it, /healthz and the API answer 503, and once there is room again
 // the store is opened again by itself and every hit answered 202 without a drop is stored.
-// A shutdown while the store cannot write says how many acknowledged hits are lost. A
-// server started on a full disk says so in one line.
+// Each hit dropped is counted for the website. A shutdown while the store cannot write
+// says how many acknowledged hits are lost. A server started on a full disk says so in one
+// line.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -175,6 +176,13 @@ describe("a full disk", () => {
       });
       assert.match(server.output(), /the event store is open again/);
       assert.match(server.output(), /buffered hits are written again/);
+      const drops = await status(`${api}/stats/1/dropped?from=${today}&to=${today}`, { headers: auth });
+      assert.equal(drops.status, 200, drops.body);
+      assert.equal(
+        (JSON.parse(drops.body) as { data: { totals: { unavailable: number } } }).data.totals.unavailable,
+        first.dropped.get("unavailable"),
+        "every hit answered unavailable is counted as such for its website",
+      );
 
       // 3. Full again, and a shutdown before there is room: what it could not store is told.
       disk.fill(0);

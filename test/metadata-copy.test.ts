@@ -1,7 +1,8 @@
 // `analytics metadata copy --to TARGET`, run as a separate process, from SQLite to PostgreSQL,
 // back, and SQLite to SQLite: an app on the target then answers as the source's did (same
 // API key, websites with their ids and exclusion lists, password, page cookie, salts, report
-// log) and creates new rows after the copied ids. A non-empty target is refused untouched.
+// log, counts of dropped hits) and creates new rows after the copied ids. A non-empty target
+// is refused untouched.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -88,15 +89,19 @@ async function populate(t: TestApp, clock: ManualClock): Promise<Fixture> {
   assert.ok(failed);
   await reports.markFailed(other.user.id, REPORT_PERIOD, failed, "550 mailbox unavailable\nsecond line");
 
-  // More rows than one batch of the copy reads and writes, in the tables keyed by text and
-  // by (user, period).
+  // More rows than one batch of the copy reads and writes, in the tables keyed by text, by
+  // (user, period) and by (website, day, reason).
+  const drops = [];
   for (let i = 0; i < 600; i++) {
     const day = new Date(Date.UTC(2020, 0, 1 + i)).toISOString().slice(0, 10);
     await salts.getOrCreate([{ day, candidate: `salt-${i}`, keepUntil }], clock.now());
     for (const userId of [owner.user.id, other.user.id]) {
       assert.ok(await reports.claim(userId, `day:${day}`, clock.now(), new Date(0)));
     }
+    drops.push({ websiteId: lists, day, reason: "bot", count: i + 1 });
+    if (i % 3 === 0) drops.push({ websiteId: others, day, reason: "excluded_ip", count: 2 });
   }
+  await t.container.metadata.drops.add(drops);
 
   const signIn = await signInWithPassword(t);
   assert.equal(signIn.statusCode, 303, signIn.body);
@@ -129,6 +134,7 @@ async function assertSameAnswers(source: TestApp, target: TestApp, fixture: Fixt
     "/api/v1/websites?per_page=100",
     "/api/v1/websites?sort_by=domain&sort=asc",
     ...fixture.websiteIds.map((id) => `/api/v1/websites/${id}`),
+    ...fixture.websiteIds.map((id) => `/api/v1/stats/${id}/dropped?from=2019-12-30&to=2021-08-31`),
   ];
   for (const key of [fixture.ownerKey, fixture.otherKey]) {
     for (const url of urls) {
@@ -184,6 +190,7 @@ function assertCopied(result: ReturnType<typeof runCli>): void {
     "websites: 3 rows",
     "visitor_salts: 602 rows",
     "report_log: 1202 rows",
+    "dropped_hits: 800 rows",
   ]) {
     assert.ok(result.stdout.includes(line), `${line} in:\n${result.stdout}`);
   }

@@ -61,6 +61,7 @@ describe("API documentation", () => {
     assert.deepEqual(operations.sort(), [
       "DELETE /api/v1/websites/{id}",
       "GET /api/v1/stats/{id}",
+      "GET /api/v1/stats/{id}/dropped",
       "GET /api/v1/stats/{id}/realtime",
       "GET /api/v1/stats/{id}/timeseries",
       "GET /api/v1/stats/{id}/totals",

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ApiKeyService } from "../accounts/api-key-service.js";
 import type { UserService } from "../accounts/user-service.js";
 import type { EventImporter } from "../ingest/event-importer.js";
+import type { DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TimeSeriesService } from "../stats/time-series.js";
@@ -32,6 +33,7 @@ export interface ApiV1Options {
   realtime: RealtimeService;
   series: TimeSeriesService;
   totals: TotalsService;
+  dropped: DroppedHitsService;
   publicUrl: string | null;
   rateLimitPerMinute: number;
 }
@@ -66,6 +68,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     totals: options.totals,
     series: options.series,
     realtime: options.realtime,
+    dropped: options.dropped,
   });
   await scope.register(userRoutes, { users: options.users, publicUrl: options.publicUrl });
 

@@ -1,10 +1,13 @@
 // The summaries of a website's traffic beside its statistics: the top-line totals of a range
 // compared with another (GET /api/v1/stats/{id}/totals), pageviews and visitors over time
-// (.../timeseries) and who is on it now (.../realtime).
+// (.../timeseries), who is on it now (.../realtime), and what collection kept out of them
+// (.../dropped).
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import { COUNTED_DROP_REASONS } from "../ingest/hit.js";
+import type { DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import { MAX_HOURLY_DAYS, SERIES_INTERVALS, type TimeSeriesService } from "../stats/time-series.js";
 import { COMPARISONS, type TotalsService } from "../stats/totals.js";
@@ -121,10 +124,42 @@ const RealtimeBody = Type.Object({
   status: Type.Literal(200),
 });
 
+const DROP_MEANINGS: Record<(typeof COUNTED_DROP_REASONS)[number], string> = {
+  bot: "from a bot or automated browser (when the website excludes bots)",
+  excluded_ip: "from an address the website excludes",
+  invalid: "a custom event whose name, value or unit could not be stored",
+  rate_limited:
+    "from an address over the per-address allowance (counted when the website was known without a lookup)",
+  unavailable: "refused while the event store could not take writes and the write buffer was full",
+};
+
+const DropNumbers = Type.Object({
+  total: Type.Integer({ description: "Every hit dropped for the website." }),
+  ...Object.fromEntries(
+    COUNTED_DROP_REASONS.map((reason) => [
+      reason,
+      Type.Integer({ description: `Hits ${DROP_MEANINGS[reason]}.` }),
+    ]),
+  ),
+});
+
+const DroppedQueryString = Type.Object({ from: FromParam, to: ToParam });
+
+const DroppedBody = Type.Object({
+  data: Type.Object({
+    days: Type.Array(Type.Intersect([Type.Object({ day: Type.String() }), DropNumbers]), {
+      description: "Every day of the range in order, zeros where nothing was dropped.",
+    }),
+    totals: DropNumbers,
+  }),
+  status: Type.Literal(200),
+});
+
 export interface SummaryRoutesOptions {
   totals: TotalsService;
   series: TimeSeriesService;
   realtime: RealtimeService;
+  dropped: DroppedHitsService;
 }
 
 export async function summaryRoutes(scope: FastifyInstance, options: SummaryRoutesOptions) {
@@ -197,6 +232,27 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
     },
     async (request) => {
       const data = await options.realtime.read(currentUser(request).id, parseId(request.params.id));
+      return { data, status: 200 as const };
+    },
+  );
+
+  app.get(
+    "/stats/:id/dropped",
+    {
+      schema: {
+        tags: ["Statistics"],
+        security: [{ bearerAuth: [] }],
+        summary: "The hits collection dropped, per day and reason",
+        description:
+          "The hits POST /api/event dropped for the website, per day of its time zone and reason, and the range's totals. A hit for no known website, or one whose body cannot be read, is no website's and is not counted. Hits this server dropped are counted at once; another server's within 5 seconds.",
+        params: IdParams,
+        querystring: DroppedQueryString,
+        response: { 200: DroppedBody, 422: ValidationErrorBody, ...COMMON_ERRORS },
+      },
+    },
+    async (request) => {
+      const { from, to } = request.query;
+      const data = await options.dropped.read(currentUser(request).id, parseId(request.params.id), from, to);
       return { data, status: 200 as const };
     },
   );

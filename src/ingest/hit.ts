@@ -9,6 +9,12 @@ export type DropReason = (typeof DROP_REASONS)[number];
  */
 export const COLLECT_DROP_REASONS = [...DROP_REASONS, "unavailable"] as const;
 export type CollectDropReason = (typeof COLLECT_DROP_REASONS)[number];
+/**
+ * The drops counted for the website a hit was for (drop-counter.ts): every reason but
+ * `unknown_website`, as a hit for no website, or one whose body cannot be read, is no one's.
+ */
+export const COUNTED_DROP_REASONS = ["bot", "excluded_ip", "invalid", "rate_limited", "unavailable"] as const;
+export type CountedDropReason = (typeof COUNTED_DROP_REASONS)[number];
 
 export interface HitEvent {
   name: string;

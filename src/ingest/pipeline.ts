@@ -61,9 +61,16 @@ export interface ScreenedHit {
   engagement: boolean;
 }
 
-export type Screening = { kept: true; hit: ScreenedHit } | { kept: false; reason: DropReason };
+/** A kept hit, or why it was dropped and, when known, the website it was for. */
+export type Screening =
+  | { kept: true; hit: ScreenedHit }
+  | { kept: false; reason: DropReason; website: TrackedWebsite | null };
 
-const dropped = (reason: DropReason): Screening => ({ kept: false, reason });
+const dropped = (reason: DropReason, website: TrackedWebsite | null = null): Screening => ({
+  kept: false,
+  reason,
+  website,
+});
 
 export class IngestPipeline {
   constructor(private readonly parts: PipelineParts) {}
@@ -78,18 +85,27 @@ export class IngestPipeline {
     return this.parts.directory.byHost(host).then((website) => this.screenFor(hit, website, url));
   }
 
+  /**
+   * The website of a page URL if it is in the directory's cache, without looking it up: what
+   * a hit refused before screening (rate limited) is counted for, at no cost to a flood.
+   */
+  cachedWebsite(page: string): TrackedWebsite | null {
+    const url = parsePageUrl(page);
+    return url ? (this.parts.directory.cached(websiteHost(url)) ?? null) : null;
+  }
+
   /** A hit whose website is known (the authenticated events API), or null for none. */
   screenFor(hit: Hit, website: TrackedWebsite | null, url = parsePageUrl(hit.page)): Screening {
     if (!url) return dropped("invalid");
     if (!website) return dropped("unknown_website");
     const ip = clientIp(hit.ip);
     if (website.excludedIps && ip && website.excludedIps.check(ip, isIP(ip) === 4 ? "ipv4" : "ipv6")) {
-      return dropped("excluded_ip");
+      return dropped("excluded_ip", website);
     }
     const agent = this.parts.userAgents.classify(hit.userAgent);
-    if (website.excludeBots && agent.bot) return dropped("bot");
+    if (website.excludeBots && agent.bot) return dropped("bot", website);
     const event = hit.event ? eventValue(hit.event) : "";
-    if (event === null) return dropped("invalid");
+    if (event === null) return dropped("invalid", website);
     return {
       kept: true,
       hit: {

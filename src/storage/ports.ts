@@ -228,6 +228,25 @@ export interface ReportRepository {
   find(userId: number, periodKey: string): Promise<ReportLogEntry | null>;
 }
 
+/** Hits dropped for a website on one of its local days (YYYY-MM-DD), for one reason. */
+export interface DropCount {
+  websiteId: number;
+  day: string;
+  reason: string;
+  count: number;
+}
+
+/**
+ * Counts of dropped hits, shared by every server through the metadata store: each server
+ * adds its own, so the counts are the sums of all of theirs.
+ */
+export interface DropRepository {
+  /** Adds each count to the stored one of its website, day and reason (of a website that still exists). */
+  add(counts: readonly DropCount[]): Promise<void>;
+  /** The website's counts of the days from `from` to `to` inclusive, by day then reason. */
+  read(websiteId: number, from: string, to: string): Promise<DropCount[]>;
+}
+
 export interface MetadataStore {
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
@@ -236,6 +255,7 @@ export interface MetadataStore {
   readonly salts: SaltRepository;
   readonly secrets: SecretRepository;
   readonly reports: ReportRepository;
+  readonly drops: DropRepository;
   /** Creates or upgrades the schema to the latest version. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */
@@ -263,6 +283,7 @@ export const METADATA_TABLES = [
   "report_log",
   "user_sessions",
   "api_keys",
+  "dropped_hits",
 ] as const;
 export type MetadataTable = (typeof METADATA_TABLES)[number];
 

@@ -7,6 +7,7 @@ import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import { AppError } from "../../errors.js";
 import type { MetadataRow, MetadataStore, MetadataTable } from "../ports.js";
 import { RelationalApiKeyRepository } from "./api-key-repository.js";
+import { RelationalDropRepository } from "./drop-repository.js";
 import { RelationalReportRepository } from "./report-repository.js";
 import { RelationalSaltRepository } from "./salt-repository.js";
 import type { Database } from "./schema.js";
@@ -43,6 +44,7 @@ export class RelationalMetadataStore implements MetadataStore {
   readonly salts: RelationalSaltRepository;
   readonly secrets: RelationalSecretRepository;
   readonly reports: RelationalReportRepository;
+  readonly drops: RelationalDropRepository;
 
   constructor(
     readonly db: Kysely<Database>,
@@ -55,6 +57,7 @@ export class RelationalMetadataStore implements MetadataStore {
     this.salts = new RelationalSaltRepository(db);
     this.secrets = new RelationalSecretRepository(db);
     this.reports = new RelationalReportRepository(db);
+    this.drops = new RelationalDropRepository(db);
   }
 
   async migrate(): Promise<void> {

@@ -83,6 +83,14 @@ export interface ApiKeysTable {
   last_used_at: string | Date | null;
 }
 
+/** Hits dropped for a website on one of its local days (YYYY-MM-DD), by reason. */
+export interface DroppedHitsTable {
+  website_id: number;
+  day: string;
+  reason: string;
+  count: number;
+}
+
 export interface Database {
   users: UsersTable;
   websites: WebsitesTable;
@@ -91,4 +99,5 @@ export interface Database {
   report_log: ReportLogTable;
   user_sessions: UserSessionsTable;
   api_keys: ApiKeysTable;
+  dropped_hits: DroppedHitsTable;
 }

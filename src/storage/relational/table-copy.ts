@@ -18,6 +18,7 @@ const KEYS: { readonly [T in MetadataTable]: { key: readonly string[]; identity?
   report_log: { key: ["user_id", "period_key"] },
   user_sessions: { key: ["token_hash"] },
   api_keys: { key: ["key_id"] },
+  dropped_hits: { key: ["website_id", "day", "reason"] },
 };
 
 /** Rows per read and per INSERT: far below either engine's limit of bound values. */

@@ -206,6 +206,21 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
         await db.schema.alterTable("users").addColumn("disabled_at", timestamp).execute();
       },
     },
+    // Hits the collection endpoint dropped, counted per website, local day and reason
+    // (ingest/drop-counter.ts adds to them), so an owner sees what was kept out afterwards.
+    // Deleted with the website. `count` is as wide as an id (bigint on PostgreSQL).
+    "0012-dropped-hits": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("dropped_hits")
+          .addColumn("website_id", id, (c) => c.notNull().references("websites.id").onDelete("cascade"))
+          .addColumn("day", bytewise, (c) => c.notNull())
+          .addColumn("reason", "text", (c) => c.notNull())
+          .addColumn("count", id, (c) => c.notNull())
+          .addPrimaryKeyConstraint("dropped_hits_key", ["website_id", "day", "reason"])
+          .execute();
+      },
+    },
   };
 }
 
