@@ -144,6 +144,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     realtime: container.realtime,
     stats: container.stats,
     totals: container.totals,
+    dropped: container.dropped,
     clock: container.clock,
     stylesheet: assets.stylesheet.path,
     geo: config.geoipDb ? "maxmind" : "dbip",

@@ -282,6 +282,18 @@ describe("dashboard", () => {
   });
 
   it("is the owner's at any privacy, in the web app, and nobody else's", async () => {
+    for (const ip of ["81.2.69.150", "203.0.113.5"]) {
+      const hit = await t.app.inject({
+        method: "POST",
+        url: "/api/event",
+        remoteAddress: ip,
+        headers: { "user-agent": "curl/8.5.0", "content-type": "text/plain" },
+        payload: JSON.stringify({ page: `https://${FIXTURE_DOMAIN}/` }),
+      });
+      assert.ok(hit.headers["x-analytics-dropped"], "dropped");
+    }
+    const today = "from=2026-04-10&to=2026-04-10";
+    assert.doesNotMatch(await page(today), /kept-out/, "the public page does not say what was dropped");
     await t.call(key, { method: "PUT", url: `/api/v1/websites/${websiteId}`, form: { privacy: "1" } });
     assert.equal((await t.app.inject({ url: `/${FIXTURE_DOMAIN}?${range}` })).statusCode, 404);
     const url = `/websites/${websiteId}/stats?${range}&filters=${encodeURIComponent("browser==Firefox")}`;
@@ -296,6 +308,12 @@ describe("dashboard", () => {
     assert.match(
       response.body,
       /href="\/websites\/\d+\/stats\?from=2026-04-01&amp;to=2026-04-03&amp;filters=browser%3D%3DFirefox%3Bos%3D%3D/,
+    );
+    assert.match(response.body, /data-kept-out="0">No hit was kept out of these numbers\./);
+    assert.match(
+      (await owner.get(`/websites/${websiteId}/stats?${today}`)).body,
+      /data-kept-out="2">Kept out of these numbers: 2 hits \(1 from bots, 1 from excluded addresses\)\./,
+      "the owner sees what was dropped in the range",
     );
     const list = await owner.get("/");
     assert.match(list.body, new RegExp(`<a class="site-name" href="/websites/${websiteId}/stats">`));

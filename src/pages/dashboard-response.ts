@@ -13,7 +13,13 @@ import type { WebsiteRecord } from "../storage/ports.js";
 import { type DashboardQuery, readDashboardState } from "./dashboard-state.js";
 import { presets } from "./date-range.js";
 import { sendHtml } from "./html-response.js";
-import { allRows, buildDetailsModel, buildPageModel, type DashboardServices } from "./page-model.js";
+import {
+  allRows,
+  buildDetailsModel,
+  buildPageModel,
+  type DashboardServices,
+  type KeptOut,
+} from "./page-model.js";
 import { detailsPage, type StatsViewOptions, statsPage } from "./stats-view.js";
 
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
@@ -37,6 +43,8 @@ export async function sendDashboard(
   website: WebsiteRecord,
   query: DashboardQuery & { format?: string | undefined },
   view: Omit<StatsViewOptions, "presets" | "error">,
+  /** The owner's view: the hits dropped over its range (null on a stats page). */
+  keptOut: KeptOut | null = null,
 ) {
   // The website's days: today and the presets are its local ones.
   const now = zoneRule(website.timezone).wallClock(services.clock.now());
@@ -44,7 +52,11 @@ export async function sendDashboard(
   const options: StatsViewOptions = { ...view, presets: presets(now), error: errors.join(" ") || undefined };
   const status = errors.length > 0 ? 422 : 200;
   if (state.details === null) {
-    return sendHtml(reply, status, statsPage(await buildPageModel(services, website, state), options));
+    return sendHtml(
+      reply,
+      status,
+      statsPage(await buildPageModel(services, website, state, keptOut), options),
+    );
   }
   const details = { ...state, details: state.details };
   if (query.format === "csv" && errors.length === 0) {

@@ -3,6 +3,7 @@
 // the period before, the daily series, the hours, the top values of each list, or one list
 // in full. No SQL here; the event store answers from its aggregates.
 
+import type { DropNumbers } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsFilter } from "../stats/stats-filter.js";
 import { formatFilters } from "../stats/stats-filter.js";
@@ -67,7 +68,12 @@ export interface StatsPageModel extends ViewBase {
   lists: TopList[];
   /** Right now, whatever the range and filters: unique visitors of the last 5 minutes, pageviews of the last 30. */
   now: { visitors: number; pageviews: number };
+  /** The hits collection dropped in the range, by reason: for the owner's view alone (else null). */
+  keptOut: DropNumbers | null;
 }
+
+/** What the owner's view reads beyond the page's: the hits dropped over a range. */
+export type KeptOut = (from: string, to: string) => Promise<DropNumbers>;
 
 export interface DetailsModel extends ViewBase {
   details: DetailsState;
@@ -89,6 +95,7 @@ export async function buildPageModel(
   services: DashboardServices,
   website: WebsiteRecord,
   state: DashboardState,
+  keptOut: KeptOut | null = null,
 ): Promise<StatsPageModel> {
   const { range, filters } = state;
   const stats = await statsOf(services, website, filters);
@@ -110,7 +117,8 @@ export async function buildPageModel(
     perPage: 24,
     page: 1,
   } as const;
-  const [realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
+  const [dropped, realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
+    keptOut?.(range.from, range.to) ?? null,
     services.realtime.read(website.userId, website.id),
     services.totals.read(website.userId, website.id, {
       from: range.from,
@@ -150,6 +158,7 @@ export async function buildPageModel(
       visitors: realtime.visitors,
       pageviews: realtime.pageviews.reduce((sum, minute) => sum + minute.count, 0),
     },
+    keptOut: dropped,
   };
 }
 

@@ -216,6 +216,7 @@ button.danger { background: var(--bad); border-color: var(--bad); color: var(--o
 .now { margin: 4px 0 0; font-size: .85rem; color: var(--muted); display: flex; align-items: center; gap: 6px; }
 .now .dot { width: 8px; height: 8px; border-radius: 50%; background: var(--line); flex: none; }
 .now .dot.live { background: var(--good); }
+.kept-out { margin: -4px 0 16px; font-size: .85rem; color: var(--muted); }
 .owner-links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0 0; font-size: .85rem; }
 .details .links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 0; font-size: .9rem; }
 .details { margin-top: 12px; }

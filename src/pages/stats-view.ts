@@ -5,6 +5,7 @@
 // pages, CSV). Rows carry their raw value and count as data attributes, so a script or a
 // test can read exactly what the statistics API returns.
 
+import type { DropNumbers } from "../stats/dropped-hits.js";
 import { OPERATOR_WORDS, type StatsFilter } from "../stats/stats-filter.js";
 import type { Totals } from "../stats/totals.js";
 import { unicodeDomain } from "../unicode-domain.js";
@@ -78,6 +79,7 @@ export function statsPage(model: StatsPageModel, options: StatsViewOptions): Htm
     model,
     options,
     html`${totalsCards(model)}
+${model.keptOut ? keptOutLine(model.keptOut) : ""}
 ${trendCard(model, (unit) => dashboardHref(options.action, withUnit(state, unit)))}
 <div class="lists">
 ${model.lists.map((list) => listCard(list, state, options.action))}
@@ -149,6 +151,27 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
 </form>
 </div>
 </div></header>`;
+}
+
+/** What each drop reason reads as, after the number of hits. */
+const KEPT_OUT_REASONS: Record<Exclude<keyof DropNumbers, "total">, string> = {
+  bot: "from bots",
+  excluded_ip: "from excluded addresses",
+  invalid: "invalid events",
+  rate_limited: "over the per-address limit",
+  unavailable: "refused while the store could not write",
+};
+
+/** The owner's line of what collection dropped over the range (GET /api/v1/stats/{id}/dropped). */
+function keptOutLine(dropped: DropNumbers): Html {
+  const parts = (Object.keys(KEPT_OUT_REASONS) as (keyof typeof KEPT_OUT_REASONS)[])
+    .filter((reason) => dropped[reason] > 0)
+    .map((reason) => `${numbers.format(dropped[reason])} ${KEPT_OUT_REASONS[reason]}`);
+  return html`<p class="kept-out" data-kept-out="${dropped.total}">${
+    dropped.total === 0
+      ? "No hit was kept out of these numbers."
+      : `Kept out of these numbers: ${numbers.format(dropped.total)} ${dropped.total === 1 ? "hit" : "hits"} (${parts.join(", ")}).`
+  }</p>`;
 }
 
 /** Who is on the website now (realtime, unfiltered). */

@@ -201,13 +201,21 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       const website = await websiteOf(session, request.params.id, reply);
       if (!website) return reply;
       const nav = html`<p class="owner-links"><a href="/">All websites</a> <a href="/websites/${String(website.id)}">Settings and snippet</a></p>`;
-      return sendDashboard(reply, options, website, request.query, {
-        action: `/websites/${website.id}/stats`,
-        stylesheet,
-        geo: options.geo,
-        nav,
-        index: false,
-      });
+      return sendDashboard(
+        reply,
+        options,
+        website,
+        request.query,
+        {
+          action: `/websites/${website.id}/stats`,
+          stylesheet,
+          geo: options.geo,
+          nav,
+          index: false,
+        },
+        (from, to) =>
+          options.dropped.read(session.user.id, website.id, from, to).then((answer) => answer.totals),
+      );
     },
   );
 

@@ -12,6 +12,7 @@ import { AppError } from "../errors.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { GeoSource } from "../pages/page-layout.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
+import type { DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TotalsService } from "../stats/totals.js";
@@ -38,6 +39,8 @@ export interface WebAppOptions {
   stats: StatsService;
   /** A dashboard's totals. */
   totals: TotalsService;
+  /** The hits dropped over a dashboard's range, shown to its owner. */
+  dropped: DroppedHitsService;
   /** Who the geolocation data comes from, credited under a dashboard. */
   geo: GeoSource;
   clock: Clock;
