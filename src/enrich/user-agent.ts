@@ -1,8 +1,10 @@
 // Classifies a user agent into the contract's browser family, operating system and device
-// type. ua-parser-js (v1, MIT) does the parsing; the tables below fold its many names into
-// families (Mobile Safari -> Safari, Chrome WebView -> Chrome, Mac OS -> macOS) so a
-// website's top lists are not split by variants, and correct the few claims it takes at
-// face value. Parses are cached: real traffic repeats a small set of user agents.
+// type. ua-parser-js (v1, MIT) does the parsing; the tables below name the browsers and
+// systems it misses by their own tokens, fold its many names into families (Mobile Safari
+// -> Safari, Chrome WebView -> Chrome, Mac OS -> macOS) so a website's top lists are not
+// split by variants, and correct the few claims it takes at face value. Parses are cached:
+// real traffic repeats a small set of user agents. bench/ua-quality.mjs measures agreement
+// with other parsers' labels.
 
 import { UAParser } from "ua-parser-js";
 import { isBot } from "./bot-filter.js";
@@ -16,11 +18,16 @@ export interface UserAgentInfo {
   bot: boolean;
 }
 
-// In-app browsers the parser reports as the web view they embed; each app appends a token.
-const IN_APP_TOKENS: [RegExp, string][] = [
+// Browsers the parser reports as another (the engine or web view they embed, or nothing),
+// each found by a token of its own: in-app browsers, and browsers whose user agent leads
+// with their own name. A browser the parser misses is a row here.
+const BROWSER_TOKENS: [RegExp, string][] = [
   [/\bGSA\/\d/, "Google App"],
   [/\bmusical_ly_|\bAppName\/(musical_ly|trill)\b/, "TikTok"],
-  [/\[Pinterest\//, "Pinterest"],
+  [/\[Pinterest\/|^Pinterest( for Android( Tablet)?)?\/\d/, "Pinterest"],
+  [/\bUCWEB|\bUCBrowser\/\d|\bUC Browser\d/, "UC Browser"],
+  [/\bM?QQBrowser\b/, "QQ Browser"],
+  [/\bDolphin(HDCN)?\/(\d|INT)|^Dolphin \d/, "Dolphin"],
 ];
 
 // Matched against the parser's browser name. Variants and rebrands of one browser share a
@@ -44,6 +51,7 @@ const BROWSER_FAMILIES: [RegExp, string][] = [
   [/^kakaotalk$/i, "KakaoTalk"],
   [/^naver$/i, "Naver"],
   [/^360$/, "360 Browser"],
+  [/^nokiabrowser$/i, "Nokia Browser"],
 ];
 
 const OS_FAMILIES: [RegExp, string][] = [
@@ -68,6 +76,18 @@ const OS_FAMILIES: [RegExp, string][] = [
   [/^(blackberry|rim tablet os)$/i, "BlackBerry"],
   [/bsd$|^dragonfly$/i, "BSD"],
   [/solaris$/i, "Solaris"],
+];
+
+// Systems the parser misses or takes for another, each found by a token of its own, before
+// the parser is asked. A system the parser misses is a row here.
+const OS_TOKENS: [RegExp, string][] = [
+  // Some KaiOS phones also say "Android", which the parser matches first.
+  [/\bKAIOS\//i, "KaiOS"],
+  // Amazon's Silk runs on Fire tablets (an Android), whose desktop mode claims a Mac or Linux.
+  [/\bSilk\/\d/, "Android"],
+  // UC Browser's own user agents: "(Linux; U; Adr 4.2.2; ...)", "(iOS; U; iPh OS 7_0_4; ...)".
+  [/^UCWEB\/[\d.]+ \(Linux; U; Adr \d/, "Android"],
+  [/^UCWEB\/[\d.]+ \(iOS;/, "iOS"],
 ];
 
 // Everything ua-parser-js v1 can report; desktops have no type and are inferred below.
@@ -117,8 +137,7 @@ export function classifyUserAgent(userAgent: string): UserAgentInfo {
   const ua = userAgent.slice(0, MAX_USER_AGENT_LENGTH);
   if (ua.trim() === "") return { browser: "", os: "", device: "", bot: true };
   const parsed = new UAParser(ua).getResult();
-  // Some KaiOS phones also say "Android", which the parser matches first.
-  const os = /\bKAIOS\//i.test(ua) ? "KaiOS" : family(parsed.os.name, OS_FAMILIES);
+  const os = OS_TOKENS.find(([token]) => token.test(ua))?.[1] ?? family(parsed.os.name, OS_FAMILIES);
   return {
     browser: browserFamily(parsed.browser.name, os, ua),
     os,
@@ -128,7 +147,7 @@ export function classifyUserAgent(userAgent: string): UserAgentInfo {
 }
 
 function browserFamily(name: string | undefined, os: string, ua: string): string {
-  for (const [token, app] of IN_APP_TOKENS) if (token.test(ua)) return app;
+  for (const [token, browser] of BROWSER_TOKENS) if (token.test(ua)) return browser;
   const browser = family(name, BROWSER_FAMILIES);
   // A bare WebKit engine on Apple systems is a Safari web view (all iOS browsers are).
   if (browser === "WebKit" && (os === "iOS" || os === "macOS")) return "Safari";
