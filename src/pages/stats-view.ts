@@ -39,6 +39,8 @@ export interface StatsViewOptions {
   geo: GeoSource;
   /** What the header offers beside the title: a stats page's sign-out, the owner's links. */
   nav: Html | "";
+  /** Above the page: the web app's header, on the owner's dashboard. */
+  appBar?: Html | undefined;
   /** What was wrong with the request (the parts it names are shown at their defaults). */
   error?: string | undefined;
   /** Public pages may be indexed. */
@@ -123,7 +125,7 @@ function page(model: StatsPageModel | DetailsModel, options: StatsViewOptions, c
     stylesheet: options.stylesheet,
     index: options.index && model.filters.length === 0 && !("details" in model),
     geo: options.geo,
-    body: html`${header(model, options)}
+    body: html`${options.appBar ?? ""}${header(model, options)}
 <main class="wrap">
 ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ""}
 ${filterChips(stateOf(model), options.action)}

@@ -26,7 +26,7 @@ import {
 } from "./site-views.js";
 import { visitorTrend } from "./visitor-trend.js";
 import type { WebAppOptions } from "./web-app.js";
-import { type FormState, messagePage } from "./web-page.js";
+import { appHeader, type FormState, messagePage } from "./web-page.js";
 import { ownerGate, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
@@ -212,6 +212,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
           geo: options.geo,
           nav,
           index: false,
+          appBar: appHeader(session.user, await owners.formToken(session.token)),
         },
         (from, to) =>
           options.dropped.read(session.user.id, website.id, from, to).then((answer) => answer.totals),

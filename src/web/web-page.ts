@@ -112,7 +112,14 @@ export function ownerPage(
   return layout({
     title,
     stylesheet,
-    body: html`<header class="top app"><div class="wrap">
+    body: html`${appHeader(user, formToken)}
+<main class="wrap">${main}</main>`,
+  });
+}
+
+/** The app's header of a signed-in owner's pages (their dashboards' too): home, account, sign-out. */
+export function appHeader(user: UserRecord, formToken: string): Html {
+  return html`<header class="top app"><div class="wrap">
 <a class="home" href="/">Analytics</a>
 <nav aria-label="Account"><span class="who">${user.email}</span>
 ${user.isAdmin ? html`<a href="/users">Users</a>` : ""}
@@ -120,9 +127,7 @@ ${user.isAdmin ? html`<a href="/users">Users</a>` : ""}
 <a href="/account/password">Password</a>
 <form class="signout" method="post" action="/sign-out"><input type="hidden" name="csrf" value="${formToken}"><button type="submit">Sign out</button></form>
 </nav>
-</div></header>
-<main class="wrap">${main}</main>`,
-  });
+</div></header>`;
 }
 
 /** A page that only says something (errors, refusals). */
