@@ -21,10 +21,11 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { isBot } from "../dist/src/enrich/bot-filter.js";
+import { percent, UAP_CORE_DIR, uapCases } from "./uap-core-cases.mjs";
 
 const { values: options } = parseArgs({
   options: {
-    "uap-dir": { type: "string", default: "/usr/share/uap-core" },
+    "uap-dir": { type: "string", default: UAP_CORE_DIR },
     show: { type: "string", default: "0" },
   },
 });
@@ -35,26 +36,6 @@ const require = createRequire(import.meta.url);
 const BROWSER_FAMILIES =
   /^(Chrome( Mobile( iOS| WebView)?| Frame)?|Chromium|Firefox( Mobile| iOS| Beta| Alpha)?|Safari|Mobile Safari( UI\/WKWebView)?|Opera( Mini| Mobile| Tablet| Coast| Neon)?|Edge( Mobile)?|IE( Mobile)?|Samsung Internet|UC Browser|Android|Yandex Browser|Silk|Amazon Silk|BlackBerry WebKit|Vivaldi|Brave|QQ Browser( Mobile)?|Puffin|Maxthon|Sogou Explorer|Baidu Browser|MiuiBrowser|Pale Moon|SeaMonkey|Iceweasel|Konqueror|Epiphany|Midori|Facebook|Instagram|NetFront|Obigo|Polaris|Dolfin|Openwave|Nokia Browser|Nokia OSS Browser|Ovi Browser|Jasmine|Blazer|Teleca|Iron|Camino|Galeon|K-Meleon|Lunascape|Sleipnir|Avant|Flock|Arora|Netscape|Fennec|Kindle|Tizen Browser|Coc Coc|Whale|Mint Browser|Vivo Browser|Huawei Browser|HeyTapBrowser|Oppo Browser)$/;
 
-/** The cases of a uap-core test file: each `- user_agent_string:` item with its fields (single-quoted YAML strings). */
-function uapCases(file) {
-  const cases = [];
-  let current = null;
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const field = /^\s*(-\s+)?(\w+):\s*(.*)$/.exec(line);
-    if (!field) continue;
-    if (field[1]) {
-      current = {};
-      cases.push(current);
-    }
-    if (!current) continue;
-    let value = field[3].trim();
-    if (value.startsWith("'")) value = value.slice(1, -1).replace(/''/g, "'");
-    else if (value.startsWith('"')) value = JSON.parse(value);
-    current[field[2]] = value;
-  }
-  return cases.filter((item) => typeof item.user_agent_string === "string");
-}
-
 /** Share of `uas` isBot calls bots (recall) or not (for browsers, the false positives), and examples of the other side. */
 function measure(name, uas, bots) {
   const wrong = uas.filter((ua) => isBot(ua) !== bots);
@@ -62,16 +43,15 @@ function measure(name, uas, bots) {
   const result = {
     corpus: name,
     userAgents: uas.length,
-    [bots ? "recallPct" : "falsePositivePct"]: round(rate),
+    [bots ? "recallPct" : "falsePositivePct"]: percent(rate),
   };
   console.error(
-    `${name}: ${uas.length} user agents, ${bots ? `recall ${round(rate)} %` : `${wrong.length} taken for bots: ${round(rate)} %`}`,
+    `${name}: ${uas.length} user agents, ${bots ? `recall ${percent(rate)} %` : `${wrong.length} taken for bots: ${percent(rate)} %`}`,
   );
   for (const ua of wrong.slice(0, show)) console.error(`  ${bots ? "missed" : "taken for a bot"}: ${ua}`);
   return result;
 }
 
-const round = (share) => Math.round(share * 100_000) / 1000;
 const unique = (list) => [...new Set(list)];
 
 const results = [];
@@ -92,7 +72,7 @@ const browserResult = measure(
   false,
 );
 const weight = (list) => list.reduce((sum, browser) => sum + browser.weight, 0);
-browserResult.weightedFalsePositivePct = round(
+browserResult.weightedFalsePositivePct = percent(
   weight(browsers.filter((browser) => isBot(browser.userAgent))) / weight(browsers),
 );
 results.push(browserResult);

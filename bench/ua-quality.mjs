@@ -19,10 +19,11 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { classifyUserAgent } from "../dist/src/enrich/user-agent.js";
+import { percent, UAP_CORE_DIR, uapCases } from "./uap-core-cases.mjs";
 
 const { values: options } = parseArgs({
   options: {
-    "uap-dir": { type: "string", default: "/usr/share/uap-core" },
+    "uap-dir": { type: "string", default: UAP_CORE_DIR },
     show: { type: "string", default: "0" },
   },
 });
@@ -115,43 +116,21 @@ const SYSTEMS = {
   Solaris: "Solaris",
 };
 
-/** The cases of a uap-core test file: each `- user_agent_string:` item with its fields (single-quoted YAML strings). */
-function uapCases(file) {
-  const cases = [];
-  let current = null;
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    const field = /^\s*(-\s+)?(\w+):\s*(.*)$/.exec(line);
-    if (!field) continue;
-    if (field[1]) {
-      current = {};
-      cases.push(current);
-    }
-    if (!current) continue;
-    let value = field[3].trim();
-    if (value.startsWith("'")) value = value.slice(1, -1).replace(/''/g, "'");
-    else if (value.startsWith('"')) value = JSON.parse(value);
-    current[field[2]] = value;
-  }
-  return cases.filter((item) => typeof item.user_agent_string === "string");
-}
-
-const round = (share) => Math.round(share * 100_000) / 1000;
-
 /** Agreement of `read(ua)` with `expected` over `cases` ({ ua, expected, weight? }). */
 function agreement(name, cases, read, extra = {}) {
   const wrong = cases.filter((item) => read(item.ua) !== item.expected);
   const result = {
     corpus: name,
     userAgents: cases.length,
-    agreementPct: round(1 - wrong.length / cases.length),
+    agreementPct: percent(1 - wrong.length / cases.length),
     ...extra,
   };
   if (cases[0]?.weight !== undefined) {
     const total = cases.reduce((sum, item) => sum + item.weight, 0);
     const off = wrong.reduce((sum, item) => sum + item.weight, 0);
-    result.weightedAgreementPct = round(1 - off / total);
+    result.weightedAgreementPct = percent(1 - off / total);
   }
-  console.error(`${name}: ${cases.length} user agents, ${round(1 - wrong.length / cases.length)} % agree`);
+  console.error(`${name}: ${cases.length} user agents, ${percent(1 - wrong.length / cases.length)} % agree`);
   for (const item of wrong.slice(0, show))
     console.error(`  expected ${item.expected}, got ${read(item.ua) || '""'}: ${item.ua}`);
   return result;
