@@ -129,7 +129,7 @@ const DROP_MEANINGS: Record<(typeof COUNTED_DROP_REASONS)[number], string> = {
   excluded_ip: "from an address the website excludes",
   invalid: "a custom event whose name, value or unit could not be stored",
   rate_limited:
-    "from an address over the per-address allowance (counted when the website was known without a lookup)",
+    "from an address over the per-address allowance (counted when the website was known without a lookup: while the site took another hit in the last 10 seconds)",
   unavailable: "refused while the event store could not take writes and the write buffer was full",
 };
 
