@@ -22,6 +22,48 @@ describe("classifyUserAgent", () => {
     });
   }
 
+  it("names the systems the parser misses by their own tokens (OS_TOKENS), one case a row", () => {
+    const cases: [string, string][] = [
+      [
+        "Mozilla/5.0 (Mobile; LYF/F300B/LYF-F300B-001-01-15-130718-i; Android; rv:48.0) Gecko/48.0 Firefox/48.0 KAIOS/2.5",
+        "KaiOS",
+      ],
+      [
+        "Mozilla/5.0 (Macintosh; U; Intel Mac OS X 10_6_3; en-us; Silk/1.1.0-80) AppleWebKit/533.16 (KHTML, like Gecko) Version/5.0 Safari/533.16 Silk-Accelerated=true",
+        "Android",
+      ],
+      [
+        "UCWEB/2.0 (Linux; U; Adr 2.3.6; en-US; HUAWEI_Y210-0251) U2/1.0.0 UCBrowser/8.6.0.318 U2/1.0.0 Mobile",
+        "Android",
+      ],
+      [
+        "UCWEB/2.0 (iOS; U; iPad OS 6_1_3; en-US; iPad2,5) U2/1.0.0 UCBrowser/9.0.0.260 U2/1.0.0 Mobile",
+        "iOS",
+      ],
+      [
+        "UCWEB/2.0 (Windows; U; wds 8.0; zh-CN; NOKIA; RM-910_apac_prc_200) U2/1.0.0 UCBrowser/3.0.1.302 U2/1.0.0 Mobile",
+        "Windows Phone",
+      ],
+      [
+        "Mozilla/5.0 (iPhone; U; CPU iPhone 6_1_4 like Mac OS X; en-us) AppleWebKit/528.18 (KHTML, like Gecko) Mobile/7E18 Grindr/1.8.8 (iPhone5,2/6.1.4)",
+        "iOS",
+      ],
+      ["Safari/9537.71 CFNetwork/673.0.2 Darwin/13.0.1 (x86_64) (MacBookPro11,1)", "macOS"],
+      [
+        "Mozilla/5.0 (S60V5; U; en-us; NokiaC5-03) AppleWebKit/530.13 (KHTML, like Gecko) UCBrowser/8.7.0.218/50/352/UCWEB Mobile",
+        "Symbian",
+      ],
+      [
+        "Mozilla/4.0 (compatible; MSIE 5.0; S60/3.0 NOKIAN73/1.0 Profile/MIDP-2.0 Configuration/CLDC-1.1)",
+        "Symbian",
+      ],
+    ];
+    for (const [ua, os] of cases) assert.equal(classifyUserAgent(ua).os, os, ua);
+    // And the same systems' usual user agents are not taken for these.
+    const iosCfNetwork = "MobileSafari/604.1 CFNetwork/1121.2.2 Darwin/19.2.0";
+    assert.notEqual(classifyUserAgent(iosCfNetwork).os, "macOS", iosCfNetwork);
+  });
+
   it("folds Chrome Headless into Chrome", () => {
     assert.deepEqual(classifyUserAgent(HEADLESS_CHROME), {
       browser: "Chrome",

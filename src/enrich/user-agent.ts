@@ -88,6 +88,13 @@ const OS_TOKENS: [RegExp, string][] = [
   // UC Browser's own user agents: "(Linux; U; Adr 4.2.2; ...)", "(iOS; U; iPh OS 7_0_4; ...)".
   [/^UCWEB\/[\d.]+ \(Linux; U; Adr \d/, "Android"],
   [/^UCWEB\/[\d.]+ \(iOS;/, "iOS"],
+  [/^UCWEB\/[\d.]+ \(Windows; U; wds \d/, "Windows Phone"],
+  // Apps on an iPhone, iPad or iPod whose user agent says "like Mac OS X" without "iPhone OS".
+  [/^Mozilla\/5\.0 \((iPhone|iPad|iPod( touch)?);/, "iOS"],
+  // A Mac's system fetches (CFNetwork on Darwin) name its processor; iOS devices' do not.
+  [/\bCFNetwork\/[\d.]+ Darwin\/[\d.]+ \((i386|x86_64)\)/, "macOS"],
+  // Symbian phones that give only their S60 platform.
+  [/\(S60V\d;|\bS60\/\d/, "Symbian"],
 ];
 
 // Everything ua-parser-js v1 can report; desktops have no type and are inferred below.
