@@ -19,6 +19,7 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly geoipDb: string | null;
+  readonly referrerSpam: string | null;
   readonly clickhouseUrl: readonly string[] | null;
   readonly clickhouseCluster: string | null;
   readonly flushIntervalMs: number;
@@ -286,6 +287,13 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: optionalFile,
     description:
       "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data. On first need the server writes its index into `<data dir>/geo` (about 10 s, in a thread of its own; hits wait for it), and again when the file changes.",
+  },
+  referrerSpam: {
+    env: "ANALYTICS_REFERRER_SPAM",
+    default: "",
+    parse: optionalFile,
+    description:
+      "Path of a file of referrer spammers' hosts, one a line (`#` starts a comment): a collected hit whose referrer is such a host, or a subdomain of one, is dropped as `spam` for every website. Read at start.",
   },
   clickhouseUrl: {
     env: "ANALYTICS_CLICKHOUSE_URL",

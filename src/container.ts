@@ -15,6 +15,7 @@ import {
   type GeoLookup,
   IndexedGeoLookup,
 } from "./enrich/geo.js";
+import { ReferrerSpamList } from "./enrich/referrer-spam.js";
 import { UserAgentClassifier } from "./enrich/user-agent.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { DropCounter } from "./ingest/drop-counter.js";
@@ -144,7 +145,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
   );
   const directory = new WebsiteDirectory(metadata.websites, clock);
   const visitors = new VisitorHasher(metadata.salts, clock);
-  const pipeline = new IngestPipeline({ directory, userAgents: new UserAgentClassifier(), geo, visitors });
+  const pipeline = new IngestPipeline({
+    directory,
+    userAgents: new UserAgentClassifier(),
+    geo,
+    visitors,
+    spam: config.referrerSpam ? ReferrerSpamList.fromFile(config.referrerSpam) : ReferrerSpamList.none,
+  });
   const importThreads = new ImportThreads(config.importThreads, () => geoIndexFile().catch(() => null));
   const buffer: WriteBuffer<ScreenedHit> = new WriteBuffer<ScreenedHit>(eventStore, {
     onError: (error) => outages?.writeFailed(error, buffer.size),

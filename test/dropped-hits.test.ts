@@ -95,8 +95,16 @@ describe("dropped hits, per website, day and reason", () => {
 
     const answer = await dropped(shop, "2026-02-28", "2026-03-02");
     assert.equal(answer.statusCode, 200, answer.body);
-    const none = { total: 0, bot: 0, excluded_ip: 0, invalid: 0, rate_limited: 0, unavailable: 0 };
-    const counted = { total: 6, bot: 2, excluded_ip: 1, invalid: 1, rate_limited: 2, unavailable: 0 };
+    const none = { total: 0, bot: 0, excluded_ip: 0, spam: 0, invalid: 0, rate_limited: 0, unavailable: 0 };
+    const counted = {
+      total: 6,
+      bot: 2,
+      excluded_ip: 1,
+      spam: 0,
+      invalid: 1,
+      rate_limited: 2,
+      unavailable: 0,
+    };
     assert.deepEqual(answer.json(), {
       data: {
         days: [
@@ -148,6 +156,58 @@ describe("dropped hits, per website, day and reason", () => {
     await t.container.drops.flush();
     assert.deepEqual(await t.container.metadata.drops.read(gone, "2026-01-01", "2026-12-31"), []);
     assert.equal((await dropped(shop, "2026-03-02", "2026-03-02")).json().data.totals.bot, 2);
+  });
+});
+
+describe("referrer spam", () => {
+  it("drops a hit whose referrer is a listed host or a subdomain of one, for every website, and counts it", async () => {
+    const dir = tempDir();
+    const list = `${dir}/spammers.txt`;
+    fs.writeFileSync(
+      list,
+      "# the installation's own list\nspam.example\n\nwww.Bad-Referrer.example  # a comment\n",
+    );
+    const t = await createTestApp({ ANALYTICS_REFERRER_SPAM: list }, new ManualClock("2026-06-01T12:00:00Z"));
+    try {
+      const key = await t.createUser();
+      const id = (
+        await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "site.example" } })
+      ).json().data.id as number;
+      const from = async (referrer: string, i: number) => {
+        const response = await t.app.inject({
+          method: "POST",
+          url: "/api/event",
+          remoteAddress: `8.8.4.${i}`,
+          headers: { "content-type": "text/plain", "user-agent": CHROME },
+          payload: JSON.stringify({ page: "https://site.example/", referrer }),
+        });
+        return response.headers["x-analytics-dropped"];
+      };
+      const referrers = [
+        "https://spam.example/offer",
+        "http://www.deep.sub.spam.example/",
+        "https://bad-referrer.example/?q=1",
+        "https://notspam.example/",
+        "https://spam.example.org/",
+        "",
+      ];
+      const answers = [];
+      for (const [i, referrer] of referrers.entries()) answers.push(await from(referrer, i + 1));
+      assert.deepEqual(answers, ["spam", "spam", "spam", undefined, undefined, undefined]);
+      const dropped = await t.call(key, { url: `/api/v1/stats/${id}/dropped?from=2026-06-01&to=2026-06-01` });
+      assert.equal(dropped.json().data.totals.spam, 3);
+      assert.equal(dropped.json().data.totals.total, 3);
+    } finally {
+      await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a list file that is not there, naming the variable", async () => {
+    await assert.rejects(
+      createTestApp({ ANALYTICS_REFERRER_SPAM: "/nonexistent/spammers.txt" }),
+      /ANALYTICS_REFERRER_SPAM/,
+    );
   });
 });
 

@@ -1,7 +1,14 @@
 // What enters the ingest pipeline: a raw hit (from the tracker or the events API), and the
 // typed reasons the pipeline may drop one for (pipeline.ts has what comes out).
 
-export const DROP_REASONS = ["unknown_website", "bot", "excluded_ip", "invalid", "rate_limited"] as const;
+export const DROP_REASONS = [
+  "unknown_website",
+  "bot",
+  "excluded_ip",
+  "spam",
+  "invalid",
+  "rate_limited",
+] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 /**
  * Why POST /api/event did not record a hit: the pipeline's reasons, and `unavailable` when
@@ -13,7 +20,14 @@ export type CollectDropReason = (typeof COLLECT_DROP_REASONS)[number];
  * The drops counted for the website a hit was for (drop-counter.ts): every reason but
  * `unknown_website`, as a hit for no website, or one whose body cannot be read, is no one's.
  */
-export const COUNTED_DROP_REASONS = ["bot", "excluded_ip", "invalid", "rate_limited", "unavailable"] as const;
+export const COUNTED_DROP_REASONS = [
+  "bot",
+  "excluded_ip",
+  "spam",
+  "invalid",
+  "rate_limited",
+  "unavailable",
+] as const;
 export type CountedDropReason = (typeof COUNTED_DROP_REASONS)[number];
 
 export interface HitEvent {

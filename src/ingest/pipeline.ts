@@ -1,9 +1,9 @@
 // The ingest pipeline: an ordered list of named steps from a raw hit to an enriched event
 // or a typed drop reason, in two stages.
 //
-// screen: parse page -> resolve website -> excluded IP -> bot -> event name. Everything a
-//   drop reason depends on, so the collection endpoint can answer once it is done; it runs
-//   without waiting whenever the website is cached.
+// screen: parse page -> resolve website -> excluded IP -> bot -> referrer spam -> event
+//   name. Everything a drop reason depends on, so the collection endpoint can answer once
+//   it is done; it runs without waiting whenever the website is cached.
 // enrich: page, campaign, referrer and visit, user agent, geo, language, resolution, event,
 //   visitor id. Run on a whole batch when it is written (write-buffer.ts): one tight loop
 //   over a thousand hits keeps its caches warm, where interleaved with HTTP work each step
@@ -15,6 +15,7 @@ import { isIP } from "node:net";
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import type { GeoLookup } from "../enrich/geo.js";
 import { primaryLanguage, referrerHost } from "../enrich/referrer.js";
+import type { ReferrerSpamList } from "../enrich/referrer-spam.js";
 import type { UserAgentClassifier, UserAgentInfo } from "../enrich/user-agent.js";
 import type { StoredEvent } from "../storage/ports.js";
 import type { DropReason, Hit, HitEvent } from "./hit.js";
@@ -32,6 +33,8 @@ export interface PipelineParts {
   userAgents: UserAgentClassifier;
   geo: GeoLookup;
   visitors: VisitorIds;
+  /** Referrer spammers' hosts (collection only: imports are the owner's own history). */
+  spam?: ReferrerSpamList;
 }
 
 /**
@@ -104,6 +107,7 @@ export class IngestPipeline {
     }
     const agent = this.parts.userAgents.classify(hit.userAgent);
     if (website.excludeBots && agent.bot) return dropped("bot", website);
+    if (this.parts.spam?.has(referrerHost(hit.referrer))) return dropped("spam", website);
     const event = hit.event ? eventValue(hit.event) : "";
     if (event === null) return dropped("invalid", website);
     return {

@@ -159,6 +159,7 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
 const KEPT_OUT_REASONS: Record<Exclude<keyof DropNumbers, "total">, string> = {
   bot: "from bots",
   excluded_ip: "from excluded addresses",
+  spam: "referrer spam",
   invalid: "invalid events",
   rate_limited: "over the per-address limit",
   unavailable: "refused while the store could not write",
