@@ -82,7 +82,7 @@ const BROWSERS = {
   LINE: "LINE",
   MiuiBrowser: "MIUI Browser",
   Android: "Android Browser",
-  "BlackBerry WebKit": "BlackBerry",
+  "BlackBerry WebKit": "BlackBerry Browser",
   Dolphin: "Dolphin",
   NetFront: "NetFront",
   Obigo: "Obigo",

@@ -28,7 +28,21 @@ const BROWSER_TOKENS: [RegExp, string][] = [
   [/\bUCWEB|\bUCBrowser\/\d|\bUC Browser\d/, "UC Browser"],
   [/\bM?QQBrowser\b/, "QQ Browser"],
   [/\bDolphin(HDCN)?\/(\d|INT)|^Dolphin \d/, "Dolphin"],
+  [/\bLine\/\d/, "LINE"],
+  // Facebook's apps (the app, Messenger) name themselves in a bracketed list.
+  [/\[FBAN\//, "Facebook"],
+  // Safari's own fetches through the system's network library.
+  [/^Safari\/[\d.]+ CFNetwork\//, "Safari"],
+  // Nokia's Symbian browser (S60's "Web" browser) and Sony's NetFront on PlayStations.
+  [/\bBrowserNG\/\d/, "Nokia Browser"],
+  [/\((PLAYSTATION 3|PSP \(PlayStation Portable\));/, "NetFront"],
 ];
+
+// The systems' own WebKit browsers, where the parser names only the engine.
+const SYSTEM_WEBKIT: Record<string, string> = {
+  BlackBerry: "BlackBerry Browser",
+  Symbian: "Nokia Browser",
+};
 
 // Matched against the parser's browser name. Variants and rebrands of one browser share a
 // family; forks with their own name (Pale Moon, Vivaldi, Brave...) keep it.
@@ -158,7 +172,8 @@ function browserFamily(name: string | undefined, os: string, ua: string): string
   const browser = family(name, BROWSER_FAMILIES);
   // A bare WebKit engine on Apple systems is a Safari web view (all iOS browsers are).
   if (browser === "WebKit" && (os === "iOS" || os === "macOS")) return "Safari";
-  if (browser === "Safari" && !SAFARI_OSES.has(os)) return "WebKit";
+  if (browser === "Safari" && !SAFARI_OSES.has(os)) return SYSTEM_WEBKIT[os] ?? "WebKit";
+  if (browser === "WebKit") return SYSTEM_WEBKIT[os] ?? browser;
   return browser;
 }
 
