@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { errorCodes, type FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { EventImporter } from "../ingest/event-importer.js";
-import { DROP_REASONS } from "../ingest/hit.js";
+import { IMPORT_DROP_REASONS } from "../ingest/hit.js";
 import { ImportBodyError } from "../ingest/import-threads.js";
 import { currentUser } from "./authenticate.js";
 import { ImportBody, type ImportBodyProblem } from "./import-body.js";
@@ -17,7 +17,7 @@ export const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 
 const ImportAnswer = Type.Object({
   accepted: Type.Integer({ description: "Events stored." }),
-  dropped: Type.Object(Object.fromEntries(DROP_REASONS.map((reason) => [reason, Type.Integer()]))),
+  dropped: Type.Object(Object.fromEntries(IMPORT_DROP_REASONS.map((reason) => [reason, Type.Integer()]))),
   status: Type.Literal(202),
 });
 

@@ -14,7 +14,7 @@ import type { FieldErrors } from "../errors.js";
 import { zoneRule } from "../stats/time-zone.js";
 import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
-import { DROP_REASONS, type DropReason, type HitEvent } from "./hit.js";
+import { type HitEvent, IMPORT_DROP_REASONS, type ImportDropReason } from "./hit.js";
 import { ImportErrors } from "./import-errors.js";
 import type { ImportThreads } from "./import-threads.js";
 import { type PageUrl, parsePageUrl } from "./page-url.js";
@@ -59,7 +59,7 @@ export function namedWebsites(events: readonly ImportEvent[], rejected: SchemaRe
 
 export interface ImportResult {
   accepted: number;
-  dropped: Record<DropReason, number>;
+  dropped: Record<ImportDropReason, number>;
 }
 
 export class EventImporter {
@@ -127,11 +127,11 @@ export class ImportPreparer {
     now: Date,
     /** Each event's `Date.parse(ts)`, as the thread computed it when reading the body. */
     instants: Float64Array,
-  ): Promise<{ columns: EventColumns; transfer: ArrayBuffer[]; dropped: Record<DropReason, number> }> {
+  ): Promise<{ columns: EventColumns; transfer: ArrayBuffer[]; dropped: Record<ImportDropReason, number> }> {
     const errors = new ImportErrors();
     const latest = now.getTime() + FUTURE_TOLERANCE_MS;
-    const dropped = Object.fromEntries(DROP_REASONS.map((reason) => [reason, 0])) as Record<
-      DropReason,
+    const dropped = Object.fromEntries(IMPORT_DROP_REASONS.map((reason) => [reason, 0])) as Record<
+      ImportDropReason,
       number
     >;
     const columns = new EventColumnsBuilder(events.length);
@@ -160,7 +160,8 @@ export class ImportPreparer {
           checked.url,
         );
         if (screening.kept) kept.push(screening.hit);
-        else dropped[screening.reason] += 1;
+        // (never `spam`: the import's pipeline has no spam list)
+        else if (screening.reason !== "spam") dropped[screening.reason] += 1;
       }
       if (kept.length > 0) for (const stored of await this.pipeline.enrich(kept)) columns.add(stored);
     }

@@ -11,6 +11,14 @@ export const DROP_REASONS = [
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 /**
+ * Why an imported event (POST /api/v1/events) was dropped, as its answer counts them: the
+ * pipeline's reasons but `spam`, as imports are not screened against the spam list.
+ */
+export const IMPORT_DROP_REASONS = DROP_REASONS.filter(
+  (reason): reason is ImportDropReason => reason !== "spam",
+);
+export type ImportDropReason = Exclude<DropReason, "spam">;
+/**
  * Why POST /api/event did not record a hit: the pipeline's reasons, and `unavailable` when
  * the event store cannot take writes and the hits kept meanwhile fill the write buffer.
  */

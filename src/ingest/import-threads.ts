@@ -13,7 +13,7 @@ import type { FieldErrors } from "../errors.js";
 import { ValidationError } from "../errors.js";
 import type { WebsiteRecord } from "../storage/ports.js";
 import type { EventColumns } from "./event-columns.js";
-import type { DropReason } from "./hit.js";
+import type { ImportDropReason } from "./hit.js";
 import type { DaySalts } from "./visitor-hasher.js";
 
 /** A body that is not a readable import (the route answers as the framework would). */
@@ -37,7 +37,7 @@ export type ImportRequest =
 export type ImportReply =
   | { type: "read"; id: number; websiteIds: number[]; instants: Float64Array }
   | { type: "problem"; id: number; problem: ImportBodyProblem }
-  | { type: "prepared"; id: number; columns: EventColumns; dropped: Record<DropReason, number> }
+  | { type: "prepared"; id: number; columns: EventColumns; dropped: Record<ImportDropReason, number> }
   | { type: "invalid"; id: number; fields: FieldErrors }
   | { type: "failed"; id: number; message: string };
 
@@ -52,7 +52,7 @@ export interface ReadImport {
     websites: WebsiteRecord[],
     salts: DaySalts,
     now: Date,
-  ): Promise<{ columns: EventColumns; dropped: Record<DropReason, number> }>;
+  ): Promise<{ columns: EventColumns; dropped: Record<ImportDropReason, number> }>;
   /** Lets the thread drop the events (after prepare, or instead of it). */
   forget(): void;
 }
