@@ -172,8 +172,9 @@ function browserFamily(name: string | undefined, os: string, ua: string): string
   const browser = family(name, BROWSER_FAMILIES);
   // A bare WebKit engine on Apple systems is a Safari web view (all iOS browsers are).
   if (browser === "WebKit" && (os === "iOS" || os === "macOS")) return "Safari";
-  if (browser === "Safari" && !SAFARI_OSES.has(os)) return SYSTEM_WEBKIT[os] ?? "WebKit";
-  if (browser === "WebKit") return SYSTEM_WEBKIT[os] ?? browser;
+  // Another WebKit, or Safari's name elsewhere: the system's own browser where it has one.
+  if (browser === "WebKit" || (browser === "Safari" && !SAFARI_OSES.has(os)))
+    return SYSTEM_WEBKIT[os] ?? "WebKit";
   return browser;
 }
 

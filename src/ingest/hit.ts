@@ -28,15 +28,10 @@ export type CollectDropReason = (typeof COLLECT_DROP_REASONS)[number];
  * The drops counted for the website a hit was for (drop-counter.ts): every reason but
  * `unknown_website`, as a hit for no website, or one whose body cannot be read, is no one's.
  */
-export const COUNTED_DROP_REASONS = [
-  "bot",
-  "excluded_ip",
-  "spam",
-  "invalid",
-  "rate_limited",
-  "unavailable",
-] as const;
-export type CountedDropReason = (typeof COUNTED_DROP_REASONS)[number];
+export const COUNTED_DROP_REASONS = COLLECT_DROP_REASONS.filter(
+  (reason): reason is CountedDropReason => reason !== "unknown_website",
+);
+export type CountedDropReason = Exclude<CollectDropReason, "unknown_website">;
 
 export interface HitEvent {
   name: string;

@@ -68,7 +68,7 @@ export interface StatsPageModel extends ViewBase {
   lists: TopList[];
   /** Right now, whatever the range and filters: unique visitors of the last 5 minutes, pageviews of the last 30. */
   now: { visitors: number; pageviews: number };
-  /** The hits collection dropped in the range, by reason: for the owner's view alone (else null). */
+  /** The hits collection dropped in the range, by reason: for the owner's unfiltered view alone (else null). */
   keptOut: DropNumbers | null;
 }
 
@@ -118,7 +118,8 @@ export async function buildPageModel(
     page: 1,
   } as const;
   const [dropped, realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
-    keptOut?.(range.from, range.to) ?? null,
+    // Not under filters: a dropped hit has no page, referrer or browser to filter by.
+    filters.length === 0 ? (keptOut?.(range.from, range.to) ?? null) : null,
     services.realtime.read(website.userId, website.id),
     services.totals.read(website.userId, website.id, {
       from: range.from,

@@ -81,7 +81,7 @@ export function statsPage(model: StatsPageModel, options: StatsViewOptions): Htm
     model,
     options,
     html`${totalsCards(model)}
-${model.keptOut && model.filters.length === 0 ? keptOutLine(model.keptOut) : ""}
+${model.keptOut ? keptOutLine(model.keptOut) : ""}
 ${trendCard(model, (unit) => dashboardHref(options.action, withUnit(state, unit)))}
 <div class="lists">
 ${model.lists.map((list) => listCard(list, state, options.action))}
@@ -165,10 +165,7 @@ const KEPT_OUT_REASONS: Record<Exclude<keyof DropNumbers, "total">, string> = {
   unavailable: "refused while the store could not write",
 };
 
-/**
- * The owner's line of what collection dropped over the range (GET /api/v1/stats/{id}/dropped);
- * not under filters, as a dropped hit has no page, referrer or browser to filter by.
- */
+/** The owner's line of what collection dropped over the range (GET /api/v1/stats/{id}/dropped). */
 function keptOutLine(dropped: DropNumbers): Html {
   const parts = (Object.keys(KEPT_OUT_REASONS) as (keyof typeof KEPT_OUT_REASONS)[])
     .filter((reason) => dropped[reason] > 0)
