@@ -9,6 +9,12 @@ import { type Clock, systemClock } from "./clock.js";
 import { CollectEndpoint } from "./collect/collect-endpoint.js";
 import type { Config } from "./config.js";
 import {
+  BUILT_RANGES_DIR,
+  bundledAsnSources,
+  DatacenterRanges,
+  ensureDatacenterRanges,
+} from "./enrich/datacenter-ranges.js";
+import {
   BUILT_INDEX_DIR,
   bundledGeoSources,
   ensureGeoIndex,
@@ -151,6 +157,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     geo,
     visitors,
     spam: config.referrerSpam ? ReferrerSpamList.fromFile(config.referrerSpam) : ReferrerSpamList.none,
+    datacenters: DatacenterRanges.fromFile(ensureDatacenterRanges(bundledAsnSources(), BUILT_RANGES_DIR)),
   });
   const importThreads = new ImportThreads(config.importThreads, () => geoIndexFile().catch(() => null));
   const buffer: WriteBuffer<ScreenedHit> = new WriteBuffer<ScreenedHit>(eventStore, {

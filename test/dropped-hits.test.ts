@@ -24,7 +24,7 @@ interface Sent {
 }
 
 /** Posts one hit to the collection endpoint; the drop reason it answered, if any. */
-async function send(t: TestApp, { page, ip = "8.8.8.8", userAgent = CHROME, event }: Sent) {
+async function send(t: TestApp, { page, ip = "81.2.69.1", userAgent = CHROME, event }: Sent) {
   const response = await t.app.inject({
     method: "POST",
     url: "/api/event",
@@ -70,18 +70,20 @@ describe("dropped hits, per website, day and reason", () => {
       { page: "https://shop.example/", userAgent: "curl/8.5.0" },
       { page: "https://shop.example/", userAgent: "Googlebot/2.1 (+http://www.google.com/bot.html)" },
       { page: "https://shop.example/", ip: "203.0.113.9" },
+      { page: "https://shop.example/", ip: "3.120.0.10" }, // Amazon's cloud
       { page: "https://shop.example/", event: { name: " : " } },
       { page: "https://other.example/", userAgent: "curl/8.5.0" },
       { page: "https://nobody.example/", userAgent: "curl/8.5.0" },
       { page: "not a url" },
     ];
     const reasons = [];
-    for (const [i, hit] of hits.entries()) reasons.push(await send(t, { ip: `8.8.8.${i + 1}`, ...hit }));
+    for (const [i, hit] of hits.entries()) reasons.push(await send(t, { ip: `81.2.69.${i + 1}`, ...hit }));
     assert.deepEqual(reasons, [
       undefined,
       "bot",
       "bot",
       "excluded_ip",
+      "datacenter",
       "invalid",
       "bot",
       "unknown_website",
@@ -95,12 +97,22 @@ describe("dropped hits, per website, day and reason", () => {
 
     const answer = await dropped(shop, "2026-02-28", "2026-03-02");
     assert.equal(answer.statusCode, 200, answer.body);
-    const none = { total: 0, bot: 0, excluded_ip: 0, spam: 0, invalid: 0, rate_limited: 0, unavailable: 0 };
+    const none = {
+      total: 0,
+      bot: 0,
+      excluded_ip: 0,
+      spam: 0,
+      datacenter: 0,
+      invalid: 0,
+      rate_limited: 0,
+      unavailable: 0,
+    };
     const counted = {
-      total: 6,
+      total: 7,
       bot: 2,
       excluded_ip: 1,
       spam: 0,
+      datacenter: 1,
       invalid: 1,
       rate_limited: 2,
       unavailable: 0,
@@ -177,7 +189,7 @@ describe("referrer spam", () => {
         const response = await t.app.inject({
           method: "POST",
           url: "/api/event",
-          remoteAddress: `8.8.4.${i}`,
+          remoteAddress: `81.2.69.${i}`,
           headers: { "content-type": "text/plain", "user-agent": CHROME },
           payload: JSON.stringify({ page: "https://site.example/", referrer }),
         });

@@ -11,6 +11,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { continents, countries } from "countries-list";
 import { Reader, type Response } from "maxmind";
+import { ipv4Number, ipv6Words } from "../src/enrich/address-numbers.js";
 import {
   BUILT_INDEX_DIR,
   bundledGeoSources,
@@ -26,8 +27,6 @@ import {
   encodeLocation,
   GeoIndex,
   HEADER_BYTES,
-  ipv4Number,
-  ipv6Words,
   V4_RANGE_BYTES,
   V6_RANGE_BYTES,
 } from "../src/enrich/geo-index.js";

@@ -20,6 +20,7 @@ const website: WebsiteRecord = {
   passwordEpoch: 0,
   email: 0,
   excludeBots: 1,
+  excludeDatacenters: 1,
   excludeParams: null,
   excludeIps: null,
   timezone: "UTC",

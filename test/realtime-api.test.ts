@@ -53,7 +53,7 @@ describe("realtime", () => {
     clock.set("2026-06-12T10:15:20Z");
     await hit("81.2.69.142", "/");
     await hit("81.2.69.142", "/pricing");
-    await hit("8.8.8.8", "/");
+    await hit("2.125.160.216", "/");
     clock.set("2026-06-12T10:15:42Z");
     assert.equal(t.container.buffer.size, 3, "three hits not written yet");
 

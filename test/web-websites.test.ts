@@ -55,6 +55,10 @@ describe("web app websites", () => {
     assert.equal(form.statusCode, 200);
     assert.match(form.body, /id="f-privacy-1" name="privacy" type="radio" value="1" checked/);
     assert.match(form.body, /id="f-exclude_bots" name="exclude_bots" type="checkbox" value="1" checked/);
+    assert.match(
+      form.body,
+      /id="f-exclude_datacenters" name="exclude_datacenters" type="checkbox" value="1" checked/,
+    );
     assert.doesNotMatch(form.body, /id="f-email" name="email" type="checkbox" value="1" checked/);
     assert.match(form.body, /<option value="UTC" selected>UTC<\/option>/);
     assert.match(form.body, /<option value="Europe\/Berlin">Europe\/Berlin<\/option>/);
@@ -94,6 +98,7 @@ describe("web app websites", () => {
     assert.equal(data.privacy, 0);
     assert.equal(data.email, 1);
     assert.equal(data.exclude_bots, 0, "an unchecked box is 0");
+    assert.equal(data.exclude_datacenters, 0);
     assert.equal(data.exclude_params, "utm_source\nfbclid");
     assert.equal(data.exclude_ips, "203.0.113.0/24");
     assert.equal(data.timezone, "Europe/Berlin");
@@ -130,18 +135,21 @@ describe("web app websites", () => {
       privacy: "2",
       password: "page password",
       exclude_bots: "1",
+      exclude_datacenters: "1",
       timezone: "Asia/Tokyo",
     });
     assert.equal(saved.statusCode, 200, saved.body);
     assert.match(saved.body, /Settings saved\./);
     assert.equal((await apiWebsite(id)).data.password, true);
     assert.equal((await apiWebsite(id)).data.timezone, "Asia/Tokyo");
+    assert.equal((await apiWebsite(id)).data.exclude_datacenters, 1);
     const kept = await post(`/websites/${id}`, { csrf, privacy: "2", email: "1", timezone: "Asia/Tokyo" });
     assert.equal(kept.statusCode, 200, kept.body);
     const after = (await apiWebsite(id)).data;
     assert.equal(after.password, true, "the password is kept");
     assert.equal(after.email, 1);
     assert.equal(after.exclude_bots, 0);
+    assert.equal(after.exclude_datacenters, 0);
     const pageOpens = await t.app.inject({
       method: "POST",
       url: "/settings.example",

@@ -39,6 +39,7 @@ describe("websites API", () => {
       "password",
       "email",
       "exclude_bots",
+      "exclude_datacenters",
       "exclude_params",
       "exclude_ips",
       "timezone",
@@ -52,6 +53,7 @@ describe("websites API", () => {
     assert.equal(body.data.password, false);
     assert.equal(body.data.email, 0);
     assert.equal(body.data.exclude_bots, 1);
+    assert.equal(body.data.exclude_datacenters, 1, "on for a new website");
     assert.equal(body.data.exclude_params, null);
     assert.equal(body.data.exclude_ips, null);
     assert.equal(body.data.timezone, "UTC");
@@ -115,6 +117,7 @@ describe("websites API", () => {
       privacy: "5",
       email: "yes",
       exclude_bots: "2",
+      exclude_datacenters: "yes",
       exclude_ips: "10.0.0.1, 300.1.1.1, 10.0.0.0/40",
       exclude_params: "utm source",
       password: "x".repeat(129),
@@ -125,11 +128,13 @@ describe("websites API", () => {
       "domain",
       "email",
       "exclude_bots",
+      "exclude_datacenters",
       "exclude_ips",
       "exclude_params",
       "password",
       "privacy",
     ]);
+    assert.deepEqual(message.exclude_datacenters, ["The exclude datacenters must be one of: 0, 1."]);
     assert.deepEqual(message.privacy, ["The privacy must be one of: 0, 1, 2."]);
     assert.deepEqual(message.email, ["The email must be one of: 0, 1."]);
     assert.deepEqual(message.exclude_ips, [
@@ -226,11 +231,16 @@ describe("websites API", () => {
       await create({ domain: "update.example", exclude_ips: "10.0.0.1", exclude_params: "ref", email: "1" })
     ).json().data;
     clock.advance(5_000);
-    const response = await update(created.id, { exclude_bots: "0", domain: "other.example" });
+    const response = await update(created.id, {
+      exclude_bots: "0",
+      exclude_datacenters: "0",
+      domain: "other.example",
+    });
     assert.equal(response.statusCode, 200);
     const updated = response.json().data;
     assert.equal(updated.domain, "update.example");
     assert.equal(updated.exclude_bots, 0);
+    assert.equal(updated.exclude_datacenters, 0);
     assert.equal(updated.email, 1);
     assert.equal(updated.exclude_ips, "10.0.0.1");
     assert.equal(updated.exclude_params, "ref");

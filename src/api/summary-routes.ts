@@ -128,6 +128,7 @@ const DROP_MEANINGS: Record<(typeof COUNTED_DROP_REASONS)[number], string> = {
   bot: "from a bot or automated browser (when the website excludes bots)",
   excluded_ip: "from an address the website excludes",
   spam: "whose referrer is a listed spammer's host (ANALYTICS_REFERRER_SPAM)",
+  datacenter: "from a data-centre network (when the website excludes data centres)",
   invalid: "a custom event whose name, value or unit could not be stored",
   rate_limited:
     "from an address over the per-address allowance (counted when the website was known without a lookup: while the site took another hit in the last 10 seconds)",

@@ -27,6 +27,9 @@ export const Website = Type.Object(
     password: Type.Boolean({ description: "Whether a password is set (it is never returned)." }),
     email: integerEnum(FLAG_VALUES, { description: "1 when the website is in its owner's email reports." }),
     exclude_bots: integerEnum(FLAG_VALUES, { description: "1 when hits from bots are dropped." }),
+    exclude_datacenters: integerEnum(FLAG_VALUES, {
+      description: "1 when hits from data-centre networks (cloud and server hosting) are dropped.",
+    }),
     exclude_params: nullableText("Excluded query parameters, one per line (`&` strips the whole query)."),
     exclude_ips: nullableText("Excluded IP addresses and CIDR blocks, one per line."),
     timezone: Type.String({
@@ -63,6 +66,13 @@ const settingsFields = (withDefaults: boolean) => {
       integerEnum(FLAG_VALUES, {
         description: "Drop hits from bots: 0 no, 1 yes.",
         ...fallback(WEBSITE_DEFAULTS.excludeBots),
+      }),
+    ),
+    exclude_datacenters: Type.Optional(
+      integerEnum(FLAG_VALUES, {
+        description:
+          "Drop hits from data-centre networks (cloud, VPS and server hosting, where scrapers and monitors run): 0 no, 1 yes. The networks are listed in the README.",
+        ...fallback(WEBSITE_DEFAULTS.excludeDatacenters),
       }),
     ),
     exclude_params: Type.Optional(

@@ -14,7 +14,7 @@ import type { FieldErrors } from "../errors.js";
 import { zoneRule } from "../stats/time-zone.js";
 import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
-import { type HitEvent, IMPORT_DROP_REASONS, type ImportDropReason } from "./hit.js";
+import { type HitEvent, IMPORT_DROP_REASONS, type ImportDropReason, isImportDropReason } from "./hit.js";
 import { ImportErrors } from "./import-errors.js";
 import type { ImportThreads } from "./import-threads.js";
 import { type PageUrl, parsePageUrl } from "./page-url.js";
@@ -160,8 +160,8 @@ export class ImportPreparer {
           checked.url,
         );
         if (screening.kept) kept.push(screening.hit);
-        // (never `spam`: the import's pipeline has no spam list)
-        else if (screening.reason !== "spam") dropped[screening.reason] += 1;
+        // (never a collection-only reason: the import's pipeline has no such screens)
+        else if (isImportDropReason(screening.reason)) dropped[screening.reason] += 1;
       }
       if (kept.length > 0) for (const stored of await this.pipeline.enrich(kept)) columns.add(stored);
     }

@@ -6,18 +6,22 @@ export const DROP_REASONS = [
   "bot",
   "excluded_ip",
   "spam",
+  "datacenter",
   "invalid",
   "rate_limited",
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 /**
- * Why an imported event (POST /api/v1/events) was dropped, as its answer counts them: the
- * pipeline's reasons but `spam`, as imports are not screened against the spam list.
+ * The screens of collected hits alone (pipeline.ts): an import is the owner's own history,
+ * not screened against today's spam list or data-centre networks.
  */
-export const IMPORT_DROP_REASONS = DROP_REASONS.filter(
-  (reason): reason is ImportDropReason => reason !== "spam",
-);
-export type ImportDropReason = Exclude<DropReason, "spam">;
+type CollectionOnlyReason = "spam" | "datacenter";
+export type ImportDropReason = Exclude<DropReason, CollectionOnlyReason>;
+export function isImportDropReason(reason: DropReason): reason is ImportDropReason {
+  return reason !== "spam" && reason !== "datacenter";
+}
+/** Why an imported event (POST /api/v1/events) was dropped, as its answer counts them. */
+export const IMPORT_DROP_REASONS = DROP_REASONS.filter(isImportDropReason);
 /**
  * Why POST /api/event did not record a hit: the pipeline's reasons, and `unavailable` when
  * the event store cannot take writes and the hits kept meanwhile fill the write buffer.

@@ -1,8 +1,8 @@
 // The ingest pipeline: an ordered list of named steps from a raw hit to an enriched event
 // or a typed drop reason, in two stages.
 //
-// screen: parse page -> resolve website -> excluded IP -> bot -> referrer spam -> event
-//   name. Everything a drop reason depends on, so the collection endpoint can answer once
+// screen: parse page -> resolve website -> excluded IP -> bot -> referrer spam -> data
+//   centre -> event name. Everything a drop reason depends on, so the collection endpoint can answer once
 //   it is done; it runs without waiting whenever the website is cached.
 // enrich: page, campaign, referrer and visit, user agent, geo, language, resolution, event,
 //   visitor id. Run on a whole batch when it is written (write-buffer.ts): one tight loop
@@ -13,6 +13,7 @@
 
 import { isIP } from "node:net";
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
+import type { DatacenterRanges } from "../enrich/datacenter-ranges.js";
 import type { GeoLookup } from "../enrich/geo.js";
 import { primaryLanguage, referrerHost } from "../enrich/referrer.js";
 import type { ReferrerSpamList } from "../enrich/referrer-spam.js";
@@ -35,6 +36,8 @@ export interface PipelineParts {
   visitors: VisitorIds;
   /** Referrer spammers' hosts (collection only: imports are the owner's own history). */
   spam?: ReferrerSpamList;
+  /** Data-centre networks' addresses (collection only, as spam). */
+  datacenters?: Pick<DatacenterRanges, "has">;
 }
 
 /**
@@ -108,6 +111,7 @@ export class IngestPipeline {
     const agent = this.parts.userAgents.classify(hit.userAgent);
     if (website.excludeBots && agent.bot) return dropped("bot", website);
     if (this.parts.spam?.has(referrerHost(hit.referrer))) return dropped("spam", website);
+    if (website.excludeDatacenters && this.parts.datacenters?.has(ip)) return dropped("datacenter", website);
     const event = hit.event ? eventValue(hit.event) : "";
     if (event === null) return dropped("invalid", website);
     return {

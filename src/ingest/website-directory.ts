@@ -13,6 +13,7 @@ export interface TrackedWebsite {
   id: number;
   domain: string;
   excludeBots: boolean;
+  excludeDatacenters: boolean;
   excludedIps: BlockList | null;
   excludedParams: ReadonlySet<string> | null;
   /** exclude_params holds `&`: drop the whole query string. */
@@ -60,6 +61,7 @@ export function trackedWebsite(record: WebsiteRecord): TrackedWebsite {
     id: record.id,
     domain: record.domain,
     excludeBots: record.excludeBots === 1,
+    excludeDatacenters: record.excludeDatacenters === 1,
     excludedIps: record.excludeIps ? ipBlockList(record.excludeIps.split("\n")) : null,
     excludedParams: params.length > 0 ? new Set(params.filter((p) => p !== "&")) : null,
     stripQuery: params.includes("&"),

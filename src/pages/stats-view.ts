@@ -160,6 +160,7 @@ const KEPT_OUT_REASONS: Record<Exclude<keyof DropNumbers, "total">, string> = {
   bot: "from bots",
   excluded_ip: "from excluded addresses",
   spam: "referrer spam",
+  datacenter: "from data centres",
   invalid: "invalid events",
   rate_limited: "over the per-address limit",
   unavailable: "refused while the store could not write",

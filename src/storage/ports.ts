@@ -120,6 +120,8 @@ export interface WebsiteRecord {
   passwordEpoch: number;
   email: Flag;
   excludeBots: Flag;
+  /** 1: hits from data-centre networks are dropped (enrich/datacenter-networks.ts). */
+  excludeDatacenters: Flag;
   excludeParams: string | null;
   excludeIps: string | null;
   /** IANA time zone of the statistics' days (stats/time-zone.ts). */
@@ -135,7 +137,14 @@ export type NewWebsite = Omit<WebsiteRecord, "id" | "passwordEpoch" | "createdAt
 export type WebsitePatch = Partial<
   Pick<
     WebsiteRecord,
-    "privacy" | "passwordHash" | "email" | "excludeBots" | "excludeParams" | "excludeIps" | "timezone"
+    | "privacy"
+    | "passwordHash"
+    | "email"
+    | "excludeBots"
+    | "excludeDatacenters"
+    | "excludeParams"
+    | "excludeIps"
+    | "timezone"
   >
 > & {
   /** Adds one to passwordEpoch in the same write (the website leaves privacy 2). */

@@ -40,6 +40,7 @@ const SettingsBody = {
   password: Text(1024),
   email: Text(8),
   exclude_bots: Text(8),
+  exclude_datacenters: Text(8),
   exclude_params: Text(100_000),
   exclude_ips: Text(100_000),
   timezone: Text(64),
@@ -73,6 +74,7 @@ function settingsOf(
     privacy: validPrivacy ? (privacy as Privacy) : undefined,
     email: flag(body.email, "email"),
     excludeBots: flag(body.exclude_bots, "exclude_bots"),
+    excludeDatacenters: flag(body.exclude_datacenters, "exclude_datacenters"),
     excludeParams: body.exclude_params ?? "",
     excludeIps: body.exclude_ips ?? "",
     timezone: body.timezone ?? "UTC",
@@ -86,7 +88,12 @@ function shownValues(
   body: SettingsForm & { domain?: string | undefined },
 ): Record<string, string | undefined> {
   const { password: _password, csrf: _csrf, ...shown } = body;
-  return { ...shown, email: body.email ?? "0", exclude_bots: body.exclude_bots ?? "0" };
+  return {
+    ...shown,
+    email: body.email ?? "0",
+    exclude_bots: body.exclude_bots ?? "0",
+    exclude_datacenters: body.exclude_datacenters ?? "0",
+  };
 }
 
 export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void {

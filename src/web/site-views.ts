@@ -122,6 +122,12 @@ function settingsFields(state: FormState, editing: boolean): FieldSpec[] {
     { name: "email", label: "Include in my email reports", type: "checkbox" },
     { name: "exclude_bots", label: "Leave out hits from bots", type: "checkbox" },
     {
+      name: "exclude_datacenters",
+      label: "Leave out hits from data centres",
+      type: "checkbox",
+      hint: "Cloud and server hosting networks (Amazon, Google Cloud, Azure, DigitalOcean, Hetzner and others), where scrapers and monitors run. People on a VPN that exits there are left out too.",
+    },
+    {
       name: "exclude_params",
       label: "Query parameters to leave out of page addresses",
       type: "textarea",
@@ -143,6 +149,7 @@ export const NEW_WEBSITE_VALUES: Record<string, string> = {
   privacy: String(WEBSITE_DEFAULTS.privacy),
   email: String(WEBSITE_DEFAULTS.email),
   exclude_bots: String(WEBSITE_DEFAULTS.excludeBots),
+  exclude_datacenters: String(WEBSITE_DEFAULTS.excludeDatacenters),
   timezone: WEBSITE_DEFAULTS.timezone,
 };
 
@@ -185,6 +192,7 @@ export function settingsValues(website: WebsiteRecord): Record<string, string> {
     privacy: String(website.privacy),
     email: String(website.email),
     exclude_bots: String(website.excludeBots),
+    exclude_datacenters: String(website.excludeDatacenters),
     exclude_params: website.excludeParams ?? "",
     exclude_ips: website.excludeIps ?? "",
     timezone: website.timezone,

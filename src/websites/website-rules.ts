@@ -14,6 +14,8 @@ export const WEBSITE_DEFAULTS = {
   privacy: 1,
   email: 0,
   excludeBots: 1,
+  /** On for new websites; websites from before the setting keep 0 (migration 0013). */
+  excludeDatacenters: 1,
   timezone: DEFAULT_TIME_ZONE,
 } as const;
 

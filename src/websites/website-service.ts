@@ -21,6 +21,7 @@ export interface WebsiteSettings {
   password?: string | undefined;
   email?: Flag | undefined;
   excludeBots?: Flag | undefined;
+  excludeDatacenters?: Flag | undefined;
   excludeParams?: string | undefined;
   excludeIps?: string | undefined;
   /** IANA name; a change re-counts the website's stored history in the new zone. */
@@ -81,6 +82,7 @@ export class WebsiteService {
         passwordHash: password === null ? null : await this.passwords.hash(password),
         email: input.email ?? WEBSITE_DEFAULTS.email,
         excludeBots: input.excludeBots ?? WEBSITE_DEFAULTS.excludeBots,
+        excludeDatacenters: input.excludeDatacenters ?? WEBSITE_DEFAULTS.excludeDatacenters,
         excludeParams: lists.excludeParams ?? null,
         excludeIps: lists.excludeIps ?? null,
         timezone: timezone as string,
@@ -111,6 +113,7 @@ export class WebsiteService {
     if (input.privacy !== undefined) patch.privacy = input.privacy;
     if (input.email !== undefined) patch.email = input.email;
     if (input.excludeBots !== undefined) patch.excludeBots = input.excludeBots;
+    if (input.excludeDatacenters !== undefined) patch.excludeDatacenters = input.excludeDatacenters;
     if (input.timezone !== undefined) {
       const timezone = applyRule(errors, "timezone", TEXT_RULES["time-zone"](input.timezone, "timezone"));
       if (timezone !== null && timezone !== current.timezone) patch.timezone = timezone;

@@ -41,6 +41,7 @@ export interface WebsitesTable {
   timezone: Generated<string>;
   email: number;
   exclude_bots: number;
+  exclude_datacenters: number;
   exclude_params: string | null;
   exclude_ips: string | null;
   created_at: string | Date;

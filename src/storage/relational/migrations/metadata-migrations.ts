@@ -221,6 +221,17 @@ function migrations(types: ColumnTypes): Record<string, Migration> {
           .execute();
       },
     },
+    // 1: collection drops hits from data-centre networks (enrich/datacenter-networks.ts).
+    // Websites from before the setting keep 0, so an upgrade changes no one's counting;
+    // new websites get 1 (websites/website-rules.ts).
+    "0013-websites-exclude-datacenters": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable("websites")
+          .addColumn("exclude_datacenters", small, (c) => c.notNull().defaultTo(0))
+          .execute();
+      },
+    },
   };
 }
 
