@@ -11,6 +11,7 @@ const SUITES = [
   "api-conventions",
   "cli",
   "collect-endpoint",
+  "datacenter",
   "dropped-hits",
   "event-import",
   "export-import",
