@@ -1,8 +1,10 @@
 // What the data-centre screen costs (src/enrich/datacenter-ranges.ts): loading the built
-// ranges file at start, and one lookup per hit, timed over the seeded traffic's visitor
-// addresses (people: none is in a listed network) and over addresses inside the listed
-// networks' ranges, with the bare loop over the same strings subtracted. The per-hit CPU of
-// the whole collection path, before and after, is bench/collect-alternate.mjs's.
+// ranges file at start; one lookup, timed over the seeded traffic's visitor addresses
+// (people: none is in a listed network) and over addresses inside the listed networks'
+// ranges, with the bare loop over the same strings subtracted; and the screening of the
+// seeded traffic's hits (pipeline.ts, user agents cached as in the server) with and without
+// the data-centre step, alternating in one process. The per-hit CPU of the whole collection
+// path, before and after, is bench/collect-alternate.mjs's (noisier: a server and its load).
 //
 // Prints one JSON line.
 //
@@ -16,6 +18,9 @@ import {
   DatacenterRanges,
   datacenterRangesPath,
 } from "../dist/src/enrich/datacenter-ranges.js";
+import { UserAgentClassifier } from "../dist/src/enrich/user-agent.js";
+import { IngestPipeline } from "../dist/src/ingest/pipeline.js";
+import { trackedWebsite } from "../dist/src/ingest/website-directory.js";
 import { createTraffic, seededRandom } from "./traffic.mjs";
 
 const { values: options } = parseArgs({
@@ -61,6 +66,46 @@ function timed(list, work) {
   return samples[Math.floor(samples.length / 2)];
 }
 
+/** Median ns a hit of screening the traffic's hits, without and with the data-centre step. */
+function screening() {
+  const website = trackedWebsite({
+    id: 1,
+    domain: traffic.domain,
+    excludeBots: 1,
+    excludeDatacenters: 1,
+    excludeIps: null,
+    excludeParams: null,
+    timezone: "UTC",
+  });
+  const parts = {
+    directory: { cached: () => website, byHost: async () => website },
+    userAgents: new UserAgentClassifier(),
+    geo: null, // screening reads neither
+    visitors: null,
+  };
+  const pipelines = {
+    without: new IngestPipeline(parts),
+    with: new IngestPipeline({ ...parts, datacenters: ranges }),
+  };
+  const hits = Array.from({ length: count }, () => ({ ...traffic.next(), ts: new Date() }));
+  const samples = { without: [], with: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? ["without", "with"] : ["with", "without"]) {
+      let kept = 0;
+      const started = process.hrtime.bigint();
+      for (const hit of hits) if (pipelines[name].screenPublic(hit).kept) kept++;
+      samples[name].push(Number(process.hrtime.bigint() - started) / hits.length);
+      if (kept !== hits.length)
+        throw new Error(`${name}: ${hits.length - kept} of the people's hits dropped`);
+    }
+  }
+  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  return {
+    without: Number(median(samples.without).toFixed(0)),
+    with: Number(median(samples.with).toFixed(0)),
+  };
+}
+
 const peopleInside = people.filter((address) => ranges.has(address)).length;
 const result = {
   ranges: ranges.counts,
@@ -70,6 +115,7 @@ const result = {
   peopleInListedNetworks: peopleInside,
   nsPerLookupPeople: Number(timed(people, (address) => ranges.has(address)).toFixed(1)),
   nsPerLookupHosted: Number(timed(hosted, (address) => ranges.has(address)).toFixed(1)),
+  screenNsPerHit: screening(),
   ipv6ShareOfPeople: Number((people.filter((address) => address.includes(":")).length / count).toFixed(3)),
 };
 console.log(JSON.stringify(result));
