@@ -1,5 +1,6 @@
-// How well the product tells bots from people (dist/src/enrich/bot-filter.js), on public
-// corpora of real user agents that others labelled:
+// How well the product tells bots from people (the verdict of classifyUserAgent in
+// dist/src/enrich/user-agent.js, which collection reads), on public corpora of real user
+// agents that others labelled:
 //
 // - recall on crawlers: every example user agent of `crawler-user-agents` (npm, MIT: the
 //   crawler patterns the community maintains, each with instances seen in logs), and the
@@ -20,7 +21,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isBot } from "../dist/src/enrich/bot-filter.js";
+import { classifyUserAgent } from "../dist/src/enrich/user-agent.js";
 import { percent, UAP_CORE_DIR, uapCases } from "./uap-core-cases.mjs";
 
 const { values: options } = parseArgs({
@@ -36,7 +37,9 @@ const require = createRequire(import.meta.url);
 const BROWSER_FAMILIES =
   /^(Chrome( Mobile( iOS| WebView)?| Frame)?|Chromium|Firefox( Mobile| iOS| Beta| Alpha)?|Safari|Mobile Safari( UI\/WKWebView)?|Opera( Mini| Mobile| Tablet| Coast| Neon)?|Edge( Mobile)?|IE( Mobile)?|Samsung Internet|UC Browser|Android|Yandex Browser|Silk|Amazon Silk|BlackBerry WebKit|Vivaldi|Brave|QQ Browser( Mobile)?|Puffin|Maxthon|Sogou Explorer|Baidu Browser|MiuiBrowser|Pale Moon|SeaMonkey|Iceweasel|Konqueror|Epiphany|Midori|Facebook|Instagram|NetFront|Obigo|Polaris|Dolfin|Openwave|Nokia Browser|Nokia OSS Browser|Ovi Browser|Jasmine|Blazer|Teleca|Iron|Camino|Galeon|K-Meleon|Lunascape|Sleipnir|Avant|Flock|Arora|Netscape|Fennec|Kindle|Tizen Browser|Coc Coc|Whale|Mint Browser|Vivo Browser|Huawei Browser|HeyTapBrowser|Oppo Browser)$/;
 
-/** Share of `uas` isBot calls bots (recall) or not (for browsers, the false positives), and examples of the other side. */
+const isBot = (ua) => classifyUserAgent(ua).bot;
+
+/** Share of `uas` the product calls bots (recall) or not (for browsers, the false positives), and examples of the other side. */
 function measure(name, uas, bots) {
   const wrong = uas.filter((ua) => isBot(ua) !== bots);
   const rate = bots ? 1 - wrong.length / uas.length : wrong.length / uas.length;

@@ -8,7 +8,10 @@
 //   mail clients, libraries, crawlers, "Other") are left out and counted;
 // - device type: the browsers of `user-agents` (npm, BSD-2-Clause: seen on a real
 //   website, each with the device category its browser reported: desktop, mobile or
-//   tablet), also weighted by how often each was seen.
+//   tablet), also weighted by how often each was seen;
+// - operating system on that traffic too, where the browser's own navigator.platform names
+//   one (iPhone and iPad, Win32, MacIntel, Linux on ARM in a phone or tablet): a label from
+//   the browser, not read from the user agent string.
 //
 // Prints one JSON line; `--show N` lists N disagreements of each.
 //
@@ -179,6 +182,33 @@ results.push(
       weight: browser.weight,
     })),
     (ua) => classifyUserAgent(ua).device,
+  ),
+);
+
+/**
+ * The system a `user-agents` browser reported itself (navigator.platform), where it names
+ * one: "Linux x86_64" is a desktop Linux, a Chromebook or an Android tablet in desktop mode,
+ * so it is left out.
+ */
+function platformSystem(browser) {
+  if (browser.platform === "iPhone" || browser.platform === "iPad") return "iOS";
+  if (browser.platform === "Win32") return "Windows";
+  if (browser.platform === "MacIntel") return "macOS"; // iPads asking for desktop pages too, as their user agent
+  if (/^Linux (armv\d+l?|aarch64)$/.test(browser.platform) && browser.deviceCategory !== "desktop")
+    return "Android";
+  return null;
+}
+const withSystem = seen.filter((browser) => platformSystem(browser) !== null);
+results.push(
+  agreement(
+    "user-agents, operating system (the browser's own navigator.platform)",
+    withSystem.map((browser) => ({
+      ua: browser.userAgent,
+      expected: platformSystem(browser),
+      weight: browser.weight,
+    })),
+    (ua) => classifyUserAgent(ua).os,
+    { leftOutUnnamed: seen.length - withSystem.length },
   ),
 );
 console.log(JSON.stringify({ results }));

@@ -57,11 +57,57 @@ describe("classifyUserAgent", () => {
         "Mozilla/4.0 (compatible; MSIE 5.0; S60/3.0 NOKIAN73/1.0 Profile/MIDP-2.0 Configuration/CLDC-1.1)",
         "Symbian",
       ],
+      ["JUC (Linux; U; 2.3.6; zh-cn; GT-S7500; 320*480) UCWEB7.9.0.94/139/352", "Android"],
+      ["Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0; XBLWP7; ZuneWP7)", "Windows Phone"],
+      [
+        "Mozilla/5.0 (X11; Windows x86_64 10718.88.2) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/68.0.3440.118 Safari/537.36 CitrixChromeApp",
+        "Chrome OS",
+      ],
+      [
+        "Mozilla/5.0 (X11; U; Linux i686; en-US; rv:1.9.0.19) Gecko/2010031218 FreeBSD/i386 Firefox/3.0.19",
+        "BSD",
+      ],
     ];
     for (const [ua, os] of cases) assert.equal(classifyUserAgent(ua).os, os, ua);
     // And the same systems' usual user agents are not taken for these.
     const iosCfNetwork = "MobileSafari/604.1 CFNetwork/1121.2.2 Darwin/19.2.0";
     assert.notEqual(classifyUserAgent(iosCfNetwork).os, "macOS", iosCfNetwork);
+    const citrixOnWindows =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/68.0.3440.106 Safari/537.36 CitrixChromeApp";
+    assert.equal(classifyUserAgent(citrixOnWindows).os, "Windows", citrixOnWindows);
+  });
+
+  it("names a system by a token the parser does not read only when the parser found none (OS_FALLBACK_TOKENS)", () => {
+    const cases: [string, string][] = [
+      ["Deezer/4.8.2 (iOS; 7.1; Mobile; de)", "iOS"],
+      ["server-bag [iPhone OS,6.1,10B144,iPhone3,2]", "iOS"],
+      ["4 Pics 1 Word/3.9 (iPad; iOS 7.0.2; Scale/2.00)", "iOS"],
+      ["IUC(U;iOS 5.1.1;Zh-cn;320*480;)/UCWEB7.9.0.94/41/997", "iOS"],
+      ["Mozilla/5.0 (Windows U; Win NT 5.0; en-US; rv:1.8.0.2) Gecko/20060308 Firefox/1.5.0.2", "Windows"],
+      ["Mozilla/5.0 (WindowsCE 6.0; rv:2.0.1) Gecko/20100101 Firefox/4.0.1 SeaMonkey/2.1.1", "Windows"],
+      ["Mozilla/4.0 (compatible; MSIE 5.0; Windows ME) Opera 5.11 [de]", "Windows"],
+      ["Box Sync/4.0.7848;Darwin/10.13;i386/64bit", "macOS"],
+    ];
+    for (const [ua, os] of cases) assert.equal(classifyUserAgent(ua).os, os, ua);
+    // The parser's answer stands where it has one: an Android app naming an iPhone it copies.
+    const android =
+      "Mozilla/5.0 (Linux; Android 13; SM-S901B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36 iPhone-compatible";
+    assert.equal(classifyUserAgent(android).os, "Android", android);
+  });
+
+  it("reads a user agent whose spaces were written as + (and does not take it for a bot)", () => {
+    const plussed =
+      "Mozilla/5.0+(iPhone;+CPU+iPhone+OS+9_3_1+like+Mac+OS+X)+AppleWebKit/601.1.46+(KHTML,+like+Gecko)+Version/9.0+Mobile/13E238+Safari/601.1";
+    assert.deepEqual(classifyUserAgent(plussed), {
+      browser: "Safari",
+      os: "iOS",
+      device: "mobile",
+      bot: false,
+    });
+    const googlebot = "Googlebot/2.1+(+http://www.google.com/bot.html)";
+    assert.equal(classifyUserAgent(googlebot).bot, true, "a crawler stays one");
+    const spaced = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0 +(extra)";
+    assert.equal(classifyUserAgent(spaced).browser, "Firefox", "a user agent with spaces is read as it is");
   });
 
   it("folds Chrome Headless into Chrome", () => {

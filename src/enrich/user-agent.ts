@@ -109,6 +109,22 @@ const OS_TOKENS: [RegExp, string][] = [
   [/\bCFNetwork\/[\d.]+ Darwin\/[\d.]+ \((i386|x86_64)\)/, "macOS"],
   // Symbian phones that give only their S60 platform.
   [/\(S60V\d;|\bS60\/\d/, "Symbian"],
+  // UC Browser's Java-era format on Android: "JUC (Linux; U; 2.3.6; ...)".
+  [/^JUC ?\(Linux; ?U; ?\d/, "Android"],
+  // Windows Phone 7's Internet Explorer in desktop mode claims Windows NT.
+  [/\b(XBLWP7|ZuneWP7)\b/, "Windows Phone"],
+  // Citrix's app on Chrome OS gives the system's build after "X11; Windows".
+  [/\(X11; Windows [^)]*\).*\bCitrixChromeApp\b/, "Chrome OS"],
+  [/\b(Free|Open|Net)BSD\b/, "BSD"],
+];
+
+// Systems named by a token the parser does not read, asked only when it found none: apps'
+// own formats ("Deezer/4.8.2 (iOS; 7.1; ...)", "server-bag [iPhone OS,6.1,...]"), Windows as
+// "Win NT 5.0", "Win16" or "WindowsCE", and Macs' Darwin with its processor.
+const OS_FALLBACK_TOKENS: [RegExp, string][] = [
+  [/\b(iOS|iPhone|iPad|iPod)\b/, "iOS"],
+  [/\bWin(dows|16|32|64|NT)\b|\bWindows ?CE\b|\bMicrosoft_Windows/i, "Windows"],
+  [/\bDarwin\/[\d.]+\W+(i386|x86_64)\b/, "macOS"],
 ];
 
 // Everything ua-parser-js v1 can report; desktops have no type and are inferred below.
@@ -155,16 +171,28 @@ export class UserAgentClassifier {
 }
 
 export function classifyUserAgent(userAgent: string): UserAgentInfo {
-  const ua = userAgent.slice(0, MAX_USER_AGENT_LENGTH);
+  const ua = spaced(userAgent.slice(0, MAX_USER_AGENT_LENGTH));
   if (ua.trim() === "") return { browser: "", os: "", device: "", bot: true };
   const parsed = new UAParser(ua).getResult();
-  const os = OS_TOKENS.find(([token]) => token.test(ua))?.[1] ?? family(parsed.os.name, OS_FAMILIES);
+  const os =
+    OS_TOKENS.find(([token]) => token.test(ua))?.[1] ||
+    family(parsed.os.name, OS_FAMILIES) ||
+    (OS_FALLBACK_TOKENS.find(([token]) => token.test(ua))?.[1] ?? "");
   return {
     browser: browserFamily(parsed.browser.name, os, ua),
     os,
     device: deviceType(parsed.device.type, os, ua),
-    bot: isBot(userAgent),
+    bot: isBot(ua),
   };
+}
+
+/**
+ * A user agent whose spaces were written as `+` (form-encoded by a proxy or an app's HTTP
+ * library: "Mozilla/5.0+(iPhone;+CPU+iPhone+OS+9_3_1+like+Mac+OS+X)+..."), spaced again;
+ * no browser sends one without a space.
+ */
+function spaced(ua: string): string {
+  return ua.includes(" ") || !ua.includes("+(") ? ua : ua.replace(/\+/g, " ");
 }
 
 function browserFamily(name: string | undefined, os: string, ua: string): string {
