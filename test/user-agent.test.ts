@@ -95,6 +95,18 @@ describe("classifyUserAgent", () => {
     assert.equal(classifyUserAgent(android).os, "Android", android);
   });
 
+  it("names the smart TVs the parser takes for desktops by their own tokens (DEVICE_TOKENS)", () => {
+    const televisions = [
+      "Mozilla/5.0 (Linux; Andr0id 9; VIDAA) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/78.0 Safari/537.36 Hisense",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/88.0.4324.150 Safari/537.36 VIZIO SmartCast",
+      "HbbTV/1.4.1 (+DRM;Samsung;SmartTV2018;T-KTMDEUC-1106.2;;) Tizen/4.0 (+TVPLUS+SmartHubLink) Chrome/56",
+    ];
+    for (const ua of televisions) assert.equal(classifyUserAgent(ua).device, "tv", ua);
+    const desktop =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/88.0.4324.150 Safari/537.36";
+    assert.equal(classifyUserAgent(desktop).device, "desktop", "the same browser on a computer");
+  });
+
   it("reads a user agent whose spaces were written as + (and does not take it for a bot)", () => {
     const plussed =
       "Mozilla/5.0+(iPhone;+CPU+iPhone+OS+9_3_1+like+Mac+OS+X)+AppleWebKit/601.1.46+(KHTML,+like+Gecko)+Version/9.0+Mobile/13E238+Safari/601.1";

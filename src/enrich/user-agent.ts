@@ -137,6 +137,14 @@ const DEVICE_TYPES: Record<string, string> = {
   embedded: "embedded",
 };
 
+// Devices the parser takes for a desktop, each found by a token of its own: smart TVs
+// whose browser says only Linux. A device the parser misses is a row here.
+const DEVICE_TOKENS: [RegExp, string][] = [
+  [/\bVIDAA\b/, "tv"], // Hisense
+  [/\bVIZIO SmartCast\b/, "tv"],
+  [/^HbbTV\/\d/, "tv"], // the European broadcast standard's own browser
+];
+
 const TOUCH_OSES = new Set(["Android", "iOS", "HarmonyOS"]);
 const PHONE_OSES = new Set(["Windows Phone", "KaiOS", "BlackBerry", "Symbian", "Series40"]);
 const DESKTOP_OSES = new Set(["Windows", "macOS", "Linux", "Chrome OS", "BSD", "Solaris", "Haiku"]);
@@ -216,6 +224,7 @@ function family(name: string | undefined, table: [RegExp, string][]): string {
 }
 
 function deviceType(type: string | undefined, os: string, ua: string): string {
+  for (const [token, device] of DEVICE_TOKENS) if (token.test(ua)) return device;
   if (type) return DEVICE_TYPES[type] ?? "";
   // Phones say "Mobile" (Opera "Mobi"; Opera Mini runs almost only on phones); touch devices
   // without it are tablets.
