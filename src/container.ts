@@ -8,12 +8,7 @@ import { UserService } from "./accounts/user-service.js";
 import { type Clock, systemClock } from "./clock.js";
 import { CollectEndpoint } from "./collect/collect-endpoint.js";
 import type { Config } from "./config.js";
-import {
-  BUILT_RANGES_DIR,
-  bundledAsnSources,
-  DatacenterRanges,
-  ensureDatacenterRanges,
-} from "./enrich/datacenter-ranges.js";
+import { BUILT_RANGES_DIR, loadDatacenterRanges } from "./enrich/datacenter-ranges.js";
 import {
   BUILT_INDEX_DIR,
   bundledGeoSources,
@@ -157,7 +152,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     geo,
     visitors,
     spam: config.referrerSpam ? ReferrerSpamList.fromFile(config.referrerSpam) : ReferrerSpamList.none,
-    datacenters: DatacenterRanges.fromFile(ensureDatacenterRanges(bundledAsnSources(), BUILT_RANGES_DIR)),
+    datacenters: loadDatacenterRanges(BUILT_RANGES_DIR, (error) =>
+      notice(
+        "error",
+        { err: error },
+        `no data-centre screening: its ranges cannot be read or written (${String(error)})`,
+      ),
+    ),
   });
   const importThreads = new ImportThreads(config.importThreads, () => geoIndexFile().catch(() => null));
   const buffer: WriteBuffer<ScreenedHit> = new WriteBuffer<ScreenedHit>(eventStore, {

@@ -16,6 +16,7 @@ import {
   DatacenterRanges,
   datacenterRangesPath,
   ensureDatacenterRanges,
+  loadDatacenterRanges,
   readRanges,
   v4Key,
 } from "../src/enrich/datacenter-ranges.js";
@@ -73,6 +74,22 @@ describe("data-centre networks", () => {
       [],
       "networks with no ranges: gone, renumbered or mistyped",
     );
+  });
+
+  it("screens nothing, and says why, when the ranges can be neither read nor written", () => {
+    const dir = tempDir("analytics-datacenter-");
+    try {
+      const notADirectory = `${dir}/file`;
+      fs.writeFileSync(notADirectory, "");
+      const errors: unknown[] = [];
+      const loaded = loadDatacenterRanges(notADirectory, (error) => errors.push(error));
+      assert.equal(errors.length, 1);
+      assert.match(String(errors[0]), /ENOTDIR|EEXIST/);
+      assert.equal(loaded.has("3.120.0.10"), false);
+      assert.deepEqual(loaded.counts, { ipv4: 0, ipv6: 0 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps the listed networks' rows, sorted, overlapping and adjacent ones merged", () => {

@@ -69,6 +69,20 @@ export function ensureDatacenterRanges(sources: AsnSources, dir: string): string
   return file;
 }
 
+/**
+ * The bundled data's ranges from `dir` (written there first if missing). A server whose copy
+ * cannot be read or written still starts: `onError` says why, and nothing is screened, as
+ * with geolocation; the other screens and every kept hit do not depend on it.
+ */
+export function loadDatacenterRanges(dir: string, onError: (error: unknown) => void): DatacenterRanges {
+  try {
+    return DatacenterRanges.fromFile(ensureDatacenterRanges(bundledAsnSources(), dir));
+  } catch (error) {
+    onError(error);
+    return DatacenterRanges.none;
+  }
+}
+
 /** The listed networks' ranges of one CSV file, sorted, overlapping and adjacent ones merged. */
 export function readRanges(
   csv: string,

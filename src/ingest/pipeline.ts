@@ -2,8 +2,8 @@
 // or a typed drop reason, in two stages.
 //
 // screen: parse page -> resolve website -> excluded IP -> bot -> referrer spam -> data
-//   centre -> event name. Everything a drop reason depends on, so the collection endpoint can answer once
-//   it is done; it runs without waiting whenever the website is cached.
+//   centre -> event name. Everything a drop reason depends on, so the collection endpoint
+//   can answer once it is done; it runs without waiting whenever the website is cached.
 // enrich: page, campaign, referrer and visit, user agent, geo, language, resolution, event,
 //   visitor id. Run on a whole batch when it is written (write-buffer.ts): one tight loop
 //   over a thousand hits keeps its caches warm, where interleaved with HTTP work each step
