@@ -2,7 +2,7 @@
 // ranges those networks announce, merged and sorted, searched by bisection. The ranges come
 // from the bundled @ip-location-db/asn data (411,961 IPv4 and 103,197 IPv6 rows, about 45 MB
 // of CSV), kept down to the listed networks' once, into a small file that `npm run build`
-// writes (dist/datacenter; about 1 s) and the server reads at start, so neither a start nor a
+// writes (dist/datacenter; under a second) and the server reads at start, so neither a start nor a
 // hit parses the CSV. A lookup is one bisection over some thousands of ranges held in memory:
 // well under a microsecond a hit (bench/datacenter-cost.mjs).
 //
@@ -117,14 +117,14 @@ export function v4Key(address: string): bigint | null {
 
 const KEY_WORDS = new Uint32Array(4);
 
-export function v6Key(address: string): bigint | null {
+function v6Key(address: string): bigint | null {
   if (!ipv6Words(address, KEY_WORDS)) return null;
   let value = 0n;
   for (const word of KEY_WORDS) value = (value << 32n) | BigInt(word);
   return value;
 }
 
-export function encodeRanges(v4: readonly [bigint, bigint][], v6: readonly [bigint, bigint][]): Buffer {
+function encodeRanges(v4: readonly [bigint, bigint][], v6: readonly [bigint, bigint][]): Buffer {
   const words = new Uint32Array(v4.length * 2 + v6.length * 8);
   let at = 0;
   for (const [start, end] of v4) {
