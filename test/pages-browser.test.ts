@@ -155,7 +155,7 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
     // The range picker keeps the filter.
     await page.fill('input[name="from"]', "2026-04-02");
     await page.click('.picker button[type="submit"]');
-    await page.waitForURL(/from=2026-04-02&to=2026-04-03&filters=country/);
+    await page.waitForURL(/from=2026-04-02&to=2026-04-03&compare=previous&filters=country/);
     await page.click(".chip-remove");
     await page.waitForURL((url) => !url.search.includes("filters"));
     assert.equal(await page.locator(".chip").count(), 0);

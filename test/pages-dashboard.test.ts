@@ -194,6 +194,64 @@ describe("dashboard", () => {
     assert.doesNotMatch(await page("from=2026-04-01&to=2026-04-01"), /<nav class="units"/);
   });
 
+  it("compares the totals with the period before or the same days a year before, as the link says", async () => {
+    const now = new Date("2026-04-10T12:00:00Z");
+    const year = readDashboardState({ ...FIXTURE_RANGE, compare: "year" }, now);
+    assert.deepEqual(year.errors, []);
+    assert.equal(year.state.compare, "year");
+    const again = Object.fromEntries(new URL(dashboardHref("/x", year.state), "http://h").searchParams);
+    assert.equal(again.compare, "year");
+    assert.equal(readDashboardState(again, now).state.compare, "year");
+    const unknown = readDashboardState({ ...FIXTURE_RANGE, compare: "decade" }, now);
+    assert.deepEqual(unknown.errors, ["The comparison must be one of: previous, year."]);
+    assert.equal(unknown.state.compare, "previous");
+
+    // One visitor a year before the fixture's days, with two pageviews.
+    const yearBefore = [0, 1].map((minute) => ({
+      website_id: websiteId,
+      ts: `2025-04-02T10:0${minute}:00Z`,
+      page: `https://${FIXTURE_DOMAIN}/last-year`,
+      ip: "81.2.69.142",
+      user_agent: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+    }));
+    const imported = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/events",
+      json: { events: yearBefore },
+    });
+    assert.equal(imported.statusCode, 202, imported.body);
+    const totals = await t.call(key, { url: `/api/v1/stats/${websiteId}/totals?${range}&compare=year` });
+    assert.equal(totals.statusCode, 200, totals.body);
+    const { comparison } = totals.json().data;
+    assert.deepEqual([comparison.from, comparison.to], ["2025-04-01", "2025-04-03"]);
+    assert.equal(comparison.totals.visitors, 1);
+
+    const body = decode(await page(`${range}&compare=year`));
+    const card = (name: string) =>
+      body.slice(body.indexOf(`data-total="${name}"`)).split('<div class="card total"')[0] ?? "";
+    for (const name of ["visitors", "pageviews"]) {
+      const percent = Math.round(comparison.change[name]);
+      assert.match(
+        card(name),
+        new RegExp(`${percent}%<span class="vs"> vs the same days a year before</span>`),
+        name,
+      );
+    }
+    assert.match(body, /<option value="year" selected>a year before<\/option>/);
+    const preset = /<ul class="presets"><li><a href="([^"]*)"/.exec(body)?.[1] ?? "";
+    assert.equal(
+      new URL(preset, "http://h").searchParams.get("compare"),
+      "year",
+      "a preset keeps the comparison",
+    );
+    // The default compares with the period before, and says so.
+    const previous = decode(await page(range));
+    assert.match(previous, /vs the previous 3 days<\/span>|\(none in the previous 3 days\)/);
+    assert.match(previous, /<option value="previous" selected>the period before<\/option>/);
+    const refused = await page(`${range}&compare=decade`, 422);
+    assert.match(refused, /The comparison must be one of: previous, year\./);
+  });
+
   it("opens a list in full: every value a page of 100 at a time, searched, and as CSV", async () => {
     // 130 pages seen once each on 2026-04-05, the busiest first.
     const events = Array.from({ length: 130 }, (_, i) => ({

@@ -33,6 +33,7 @@ export const DashboardQuerySchema = Type.Object({
   search: Text(2048),
   page: Text(12),
   unit: Text(8),
+  compare: Text(16),
   /** `csv`: the list opened in full as CSV (every row). */
   format: Text(8),
 });

@@ -1,6 +1,6 @@
 // What a dashboard shows, all of it in its URL so that a link reproduces the view: the date
-// range, the filters (the `filters` syntax of the statistics API) and the one list opened
-// in full (with its search and page). Reads that state from a query and writes the links
+// range and the period its totals are compared with, the filters (the `filters` syntax of
+// the statistics API) and the one list opened in full (with its search and page). Reads that state from a query and writes the links
 // that change one part of it; nothing else builds a dashboard URL.
 
 import {
@@ -25,7 +25,16 @@ export interface DashboardQuery {
   page?: string | undefined;
   /** The chart's unit (chart-points.ts), where the range allows it. */
   unit?: string | undefined;
+  /** What the totals are compared with (COMPARISONS); the period before when absent. */
+  compare?: string | undefined;
 }
+
+/**
+ * What a dashboard's totals can be compared with, as the totals API names it: the period of
+ * the same length just before, or the same days a year before.
+ */
+export const COMPARISONS = ["previous", "year"] as const;
+export type DashboardComparison = (typeof COMPARISONS)[number];
 
 export interface DetailsState {
   list: ListSpec;
@@ -40,6 +49,7 @@ export interface DashboardState {
   details: DetailsState | null;
   /** The chart's unit, or null for the range's own (chartUnit). */
   unit: ChartUnit | null;
+  compare: DashboardComparison;
 }
 
 /** Longest search kept (no stored value is longer than a page URL). */
@@ -86,13 +96,20 @@ export function readDashboardState(
         `The chart of ${range.days === 1 ? "one day" : `${range.days} days`} can show one point per ${units.join(", ")}.`,
       );
   }
-  return { state: { range, filters, details, unit }, errors };
+  let compare: DashboardComparison = "previous";
+  if (query.compare !== undefined && query.compare !== "") {
+    if ((COMPARISONS as readonly string[]).includes(query.compare))
+      compare = query.compare as DashboardComparison;
+    else errors.push(`The comparison must be one of: ${COMPARISONS.join(", ")}.`);
+  }
+  return { state: { range, filters, details, unit, compare }, errors };
 }
 
 /** The link to `action` showing `state`. */
 export function dashboardHref(action: string, state: DashboardState): string {
   const query = new URLSearchParams({ from: state.range.from, to: state.range.to });
   if (state.unit !== null) query.set("unit", state.unit);
+  if (state.compare !== "previous") query.set("compare", state.compare);
   if (state.filters.length > 0) query.set("filters", formatFilters(state.filters));
   if (state.details) {
     query.set("details", state.details.list.stat);

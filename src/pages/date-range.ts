@@ -52,11 +52,6 @@ export function parseRange(from: unknown, to: unknown, now: Date): RangeResult {
   return { ok: true, range: { from: first, to: last, days } };
 }
 
-/** The range of the same length that ends the day before `range` starts. */
-export function previousRange(range: DateRange): DateRange {
-  return { from: addDays(range.from, -range.days), to: addDays(range.from, -1), days: range.days };
-}
-
 /** Every day of the range, in order. */
 export function daysOf(range: DateRange): string[] {
   return daysFrom(range.from, range.to);

@@ -12,8 +12,8 @@ import { ALL_ROWS, type StatsService, type WebsiteStats } from "../stats/stats-s
 import type { Totals, TotalsService } from "../stats/totals.js";
 import type { WebsiteRecord } from "../storage/ports.js";
 import type { ChartUnit } from "./chart-points.js";
-import type { DashboardState, DetailsState } from "./dashboard-state.js";
-import { type DateRange, daysOf, previousRange } from "./date-range.js";
+import type { DashboardComparison, DashboardState, DetailsState } from "./dashboard-state.js";
+import { type DateRange, daysOf } from "./date-range.js";
 import { LISTS, type ListSpec } from "./stat-lists.js";
 
 export { LISTS, type ListSpec };
@@ -58,10 +58,12 @@ interface ViewBase {
   filters: StatsFilter[];
   /** The chart's unit asked for, or null for the range's own. */
   unit: ChartUnit | null;
+  compare: DashboardComparison;
 }
 
 export interface StatsPageModel extends ViewBase {
-  previous: DateRange;
+  /** The days the totals are compared with (as the totals API answered them). */
+  compared: { from: string; to: string };
   series: DayPoint[];
   hours: HourPoint[];
   totals: { current: Totals; previous: Totals };
@@ -124,7 +126,7 @@ export async function buildPageModel(
     services.totals.read(website.userId, website.id, {
       from: range.from,
       to: range.to,
-      compare: "previous",
+      compare: state.compare,
       filters: filters.length > 0 ? formatFilters(filters) : undefined,
     }),
     stats.readDays(["visitors", "pageviews"], range.from, range.to),
@@ -140,7 +142,9 @@ export async function buildPageModel(
     range,
     filters,
     unit: state.unit,
-    previous: previousRange(range),
+    compare: state.compare,
+    // Never null: the dashboard always asks for a comparison.
+    compared: { from: totals.comparison?.from ?? range.from, to: totals.comparison?.to ?? range.to },
     series: daysOf(range).map((day) => ({
       day,
       visitors: byDay.visitors?.[day] ?? 0,
@@ -196,7 +200,17 @@ export async function buildDetailsModel(
 ): Promise<DetailsModel> {
   const { zone, rows, total } = await readList(services, website, state, DETAIL_ROWS, state.details.page);
   const { range, filters, details } = state;
-  return { domain: website.domain, zone, range, filters, unit: state.unit, details, rows, total };
+  return {
+    domain: website.domain,
+    zone,
+    range,
+    filters,
+    unit: state.unit,
+    compare: state.compare,
+    details,
+    rows,
+    total,
+  };
 }
 
 /** Every row of a list matching the state's search, over its range and filters (its CSV). */

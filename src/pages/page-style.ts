@@ -231,7 +231,7 @@ button.danger { background: var(--bad); border-color: var(--bad); color: var(--o
   header.top .site { flex: none; }
   .range { align-items: stretch; }
   .picker label { flex: 1 1 40%; }
-  .picker input { width: 100%; }
+  .picker input, .picker select { width: 100%; }
   .totals { grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }
   .card { padding: 12px; }
   .total .value { font-size: 1.3rem; }

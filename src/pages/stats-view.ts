@@ -10,6 +10,8 @@ import { OPERATOR_WORDS, type StatsFilter } from "../stats/stats-filter.js";
 import type { Totals } from "../stats/totals.js";
 import { unicodeDomain } from "../unicode-domain.js";
 import {
+  COMPARISONS,
+  type DashboardComparison,
   type DashboardState,
   dashboardHref,
   filterFor,
@@ -72,6 +74,7 @@ function stateOf(model: StatsPageModel | DetailsModel): DashboardState {
     filters: model.filters,
     details: "details" in model ? model.details : null,
     unit: model.unit,
+    compare: model.compare,
   };
 }
 
@@ -97,7 +100,7 @@ export function detailsPage(model: DetailsModel, options: StatsViewOptions): Htm
   const csv = `${dashboardHref(options.action, withPage(state, 1))}&format=csv`;
   const largest = Math.max(1, ...model.rows.map((row) => row.count));
   const rows = model.rows.map((row) => valueRow(list, row.value, row.count, state, options.action, largest));
-  const hidden = hiddenState(state, ["from", "to", "filters", "details"]);
+  const hidden = hiddenState(state, ["from", "to", "compare", "filters", "details"]);
   return page(
     model,
     options,
@@ -148,7 +151,11 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
 <nav aria-label="Date ranges"><ul class="presets">${presetLinks}</ul></nav>
 <form class="picker" method="get" action="${options.action}">
 <label>From <input type="date" name="from" value="${model.range.from}" required></label>
-<label>To <input type="date" name="to" value="${model.range.to}" required></label>${hiddenState(state, ["filters", "details"])}
+<label>To <input type="date" name="to" value="${model.range.to}" required></label>
+<label>Compare with <select name="compare">${COMPARISONS.map(
+    (compare) =>
+      html`<option value="${compare}"${compare === model.compare ? html` selected` : ""}>${COMPARISON_OPTIONS[compare]}</option>`,
+  )}</select></label>${hiddenState(state, ["filters", "details"])}
 <button type="submit">Show</button>
 </form>
 </div>
@@ -185,7 +192,10 @@ function nowLine(now: StatsPageModel["now"]): Html {
 }
 
 /** Hidden fields that keep the named parts of the state across a form of the page. */
-function hiddenState(state: DashboardState, parts: readonly ("from" | "to" | "filters" | "details")[]): Html {
+function hiddenState(
+  state: DashboardState,
+  parts: readonly ("from" | "to" | "compare" | "filters" | "details")[],
+): Html {
   const query = new URL(dashboardHref("/", state), "http://page").searchParams;
   return html`${parts.map((part) => {
     const value = query.get(part);
@@ -247,8 +257,19 @@ function duration(seconds: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-function change(spec: TotalSpec, current: number | null, previous: number | null, days: number): Html {
-  const before = `the previous ${days === 1 ? "day" : `${days} days`}`;
+/** The option of each comparison in the range picker. */
+const COMPARISON_OPTIONS: Record<DashboardComparison, string> = {
+  previous: "the period before",
+  year: "a year before",
+};
+
+/** The days compared with, as a change's context says them. */
+function comparedDays(compare: DashboardComparison, days: number): string {
+  if (compare === "year") return `the same ${days === 1 ? "day" : "days"} a year before`;
+  return `the previous ${days === 1 ? "day" : `${days} days`}`;
+}
+
+function change(spec: TotalSpec, current: number | null, previous: number | null, before: string): Html {
   const period = html`<span class="vs"> vs ${before}</span>`;
   // A ratio of visits has no value in a period without visits.
   if (previous === null) {
@@ -273,7 +294,7 @@ function totalsCards(model: StatsPageModel): Html {
   const { current, previous } = model.totals;
   const cards = TOTALS.map((spec) => {
     const value = current[spec.key];
-    return html`<div class="card total" data-total="${spec.key}" data-value="${value ?? ""}"><div class="label">${spec.label}</div><div class="value">${value === null ? "–" : spec.format(value)}</div>${change(spec, value, previous[spec.key], model.range.days)}</div>`;
+    return html`<div class="card total" data-total="${spec.key}" data-value="${value ?? ""}"><div class="label">${spec.label}</div><div class="value">${value === null ? "–" : spec.format(value)}</div>${change(spec, value, previous[spec.key], comparedDays(model.compare, model.range.days))}</div>`;
   });
   return html`<section class="totals" aria-label="Totals">
 ${cards}
