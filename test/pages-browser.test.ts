@@ -283,6 +283,22 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
         );
         await page.screenshot({ path: `${OUTPUT}stats-${width}-${scheme}.png`, fullPage: true });
         assert.deepEqual(await accessibilityProblems(page), [], "the dashboard: accessibility");
+        // Compared with other days, chosen in the picker: the period before is offered first.
+        await page.selectOption('select[name="compare"]', "range");
+        await page.click('.picker button[type="submit"]');
+        await page.waitForSelector('input[name="compare_from"]');
+        assert.equal(await page.inputValue('input[name="compare_from"]'), "2026-01-23");
+        assert.equal(await page.inputValue('input[name="compare_to"]'), "2026-02-28");
+        await page.screenshot({ path: `${OUTPUT}stats-compare-${width}-${scheme}.png`, fullPage: true });
+        assert.ok(
+          (await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth")) <= 0,
+          "the picker with the days compared scrolls sideways",
+        );
+        assert.deepEqual(
+          await accessibilityProblems(page),
+          [],
+          "the picker with the days compared: accessibility",
+        );
         // Filtered by the long page and by a country, then the pages in full.
         await page.click("#list-page tbody tr:first-child a.text");
         await page.click('#list-country tr[data-value="GB:United Kingdom"] a.text');

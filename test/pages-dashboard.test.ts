@@ -8,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { ManualClock } from "../src/clock.js";
 import { dashboardHref, readDashboardState } from "../src/pages/dashboard-state.js";
+import { rangeLabel } from "../src/pages/date-labels.js";
 import { LISTS } from "../src/pages/page-model.js";
 import { formatFilters, parseFilters } from "../src/stats/stats-filter.js";
 import { hashPassword } from "../src/websites/password-hash.js";
@@ -203,7 +204,7 @@ describe("dashboard", () => {
     assert.equal(again.compare, "year");
     assert.equal(readDashboardState(again, now).state.compare, "year");
     const unknown = readDashboardState({ ...FIXTURE_RANGE, compare: "decade" }, now);
-    assert.deepEqual(unknown.errors, ["The comparison must be one of: previous, year."]);
+    assert.deepEqual(unknown.errors, ["The comparison must be one of: previous, year, range."]);
     assert.equal(unknown.state.compare, "previous");
 
     // One visitor a year before the fixture's days, with two pageviews.
@@ -249,7 +250,28 @@ describe("dashboard", () => {
     assert.match(previous, /vs the previous 3 days<\/span>|\(none in the previous 3 days\)/);
     assert.match(previous, /<option value="previous" selected>the period before<\/option>/);
     const refused = await page(`${range}&compare=decade`, 422);
-    assert.match(refused, /The comparison must be one of: previous, year\./);
+    assert.match(refused, /The comparison must be one of: previous, year, range\./);
+
+    // Other days: the picker shows them, first the period before; then any days given.
+    const chosen = decode(await page(`${range}&compare=range`));
+    assert.match(chosen, /<option value="range" selected>other days<\/option>/);
+    assert.match(chosen, /name="compare_from" value="2026-03-29"/);
+    assert.match(chosen, /name="compare_to" value="2026-03-31"/);
+    const days = "compare_from=2025-04-01&compare_to=2025-04-03";
+    const other = decode(await page(`${range}&compare=range&${days}`));
+    const otherCard =
+      other.slice(other.indexOf('data-total="visitors"')).split('<div class="card total"')[0] ?? "";
+    const percent = Math.round(comparison.change.visitors);
+    const said = `${percent}%<span class="vs"> vs ${rangeLabel({ from: "2025-04-01", to: "2025-04-03", days: 3 })}</span>`;
+    assert.ok(otherCard.includes(said), `${otherCard} says ${said}`);
+    const link = /<ul class="presets"><li><a href="([^"]*)"/.exec(other)?.[1] ?? "";
+    const kept = new URL(link, "http://h").searchParams;
+    assert.deepEqual(
+      [kept.get("compare"), kept.get("compare_from"), kept.get("compare_to")],
+      ["range", "2025-04-01", "2025-04-03"],
+    );
+    const backwards = await page(`${range}&compare=range&compare_from=2025-04-03&compare_to=2025-04-01`, 422);
+    assert.match(backwards, /The compare to must be a date after or equal to compare from\./);
   });
 
   it("opens a list in full: every value a page of 100 at a time, searched, and as CSV", async () => {

@@ -34,6 +34,8 @@ export const DashboardQuerySchema = Type.Object({
   page: Text(12),
   unit: Text(8),
   compare: Text(16),
+  compare_from: Text(10),
+  compare_to: Text(10),
   /** `csv`: the list opened in full as CSV (every row). */
   format: Text(8),
 });

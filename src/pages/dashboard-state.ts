@@ -10,6 +10,7 @@ import {
   parseFilters,
   type StatsFilter,
 } from "../stats/stats-filter.js";
+import { periodBefore } from "../stats/totals.js";
 import { type ChartUnit, chartUnits } from "./chart-points.js";
 import { type DateRange, DEFAULT_DAYS, lastDays, parseRange } from "./date-range.js";
 import { LISTS, type ListSpec } from "./stat-lists.js";
@@ -27,13 +28,16 @@ export interface DashboardQuery {
   unit?: string | undefined;
   /** What the totals are compared with (COMPARISONS); the period before when absent. */
   compare?: string | undefined;
+  /** The days compared with when `compare` is `range` (the period before when both are absent). */
+  compare_from?: string | undefined;
+  compare_to?: string | undefined;
 }
 
 /**
  * What a dashboard's totals can be compared with, as the totals API names it: the period of
- * the same length just before, or the same days a year before.
+ * the same length just before, the same days a year before, or any days.
  */
-export const COMPARISONS = ["previous", "year"] as const;
+export const COMPARISONS = ["previous", "year", "range"] as const;
 export type DashboardComparison = (typeof COMPARISONS)[number];
 
 export interface DetailsState {
@@ -50,6 +54,8 @@ export interface DashboardState {
   /** The chart's unit, or null for the range's own (chartUnit). */
   unit: ChartUnit | null;
   compare: DashboardComparison;
+  /** The days compared with when `compare` is "range" (else null). */
+  compareRange: DateRange | null;
 }
 
 /** Longest search kept (no stored value is longer than a page URL). */
@@ -102,7 +108,18 @@ export function readDashboardState(
       compare = query.compare as DashboardComparison;
     else errors.push(`The comparison must be one of: ${COMPARISONS.join(", ")}.`);
   }
-  return { state: { range, filters, details, unit, compare }, errors };
+  let compareRange: DateRange | null = null;
+  if (compare === "range") {
+    const before = periodBefore(range.from, range.to);
+    compareRange = { ...before, days: range.days };
+    if (!empty(query.compare_from) || !empty(query.compare_to)) {
+      const labels = { from: "compare from", to: "compare to" };
+      const read = parseRange(query.compare_from, query.compare_to, now, labels);
+      if (read.ok) compareRange = read.range;
+      else errors.push(...read.errors);
+    }
+  }
+  return { state: { range, filters, details, unit, compare, compareRange }, errors };
 }
 
 /** The link to `action` showing `state`. */
@@ -110,6 +127,10 @@ export function dashboardHref(action: string, state: DashboardState): string {
   const query = new URLSearchParams({ from: state.range.from, to: state.range.to });
   if (state.unit !== null) query.set("unit", state.unit);
   if (state.compare !== "previous") query.set("compare", state.compare);
+  if (state.compareRange) {
+    query.set("compare_from", state.compareRange.from);
+    query.set("compare_to", state.compareRange.to);
+  }
   if (state.filters.length > 0) query.set("filters", formatFilters(state.filters));
   if (state.details) {
     query.set("details", state.details.list.stat);
@@ -168,3 +189,5 @@ export function withDetails(state: DashboardState, list: ListSpec | null): Dashb
 export function withPage(state: DashboardState, page: number): DashboardState {
   return state.details ? { ...state, details: { ...state.details, page } } : state;
 }
+
+const empty = (value: string | undefined) => value === undefined || value === "";

@@ -29,8 +29,16 @@ export function lastDays(days: number, now: Date): DateRange {
   return { from: addDays(to, 1 - days), to, days };
 }
 
-/** Reads `from`/`to`; both missing means the default range, one missing means that end of it. */
-export function parseRange(from: unknown, to: unknown, now: Date): RangeResult {
+/**
+ * Reads `from`/`to`; both missing means the default range, one missing means that end of it.
+ * `labels` name the two in messages.
+ */
+export function parseRange(
+  from: unknown,
+  to: unknown,
+  now: Date,
+  labels: { from: string; to: string } = { from: "from", to: "to" },
+): RangeResult {
   const errors: string[] = [];
   const read = (raw: unknown, label: string): string | null => {
     if (raw === undefined || raw === "") return null;
@@ -41,12 +49,13 @@ export function parseRange(from: unknown, to: unknown, now: Date): RangeResult {
     else return String(raw);
     return null;
   };
-  const given = { from: read(from, "from"), to: read(to, "to") };
+  const given = { from: read(from, labels.from), to: read(to, labels.to) };
   if (errors.length > 0) return { ok: false, errors };
   const fallback = lastDays(DEFAULT_DAYS, now);
   const first = given.from ?? (given.to ? addDays(given.to, 1 - DEFAULT_DAYS) : fallback.from);
   const last = given.to ?? (given.from ? addDays(given.from, DEFAULT_DAYS - 1) : fallback.to);
-  if (first > last) return { ok: false, errors: ["The to must be a date after or equal to from."] };
+  if (first > last)
+    return { ok: false, errors: [`The ${labels.to} must be a date after or equal to ${labels.from}.`] };
   const days = daysBetween(first, last);
   if (days > MAX_DAYS) return { ok: false, errors: [`The range must not be longer than ${MAX_DAYS} days.`] };
   return { ok: true, range: { from: first, to: last, days } };

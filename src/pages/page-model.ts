@@ -59,6 +59,8 @@ interface ViewBase {
   /** The chart's unit asked for, or null for the range's own. */
   unit: ChartUnit | null;
   compare: DashboardComparison;
+  /** The days compared with when `compare` is "range" (else null). */
+  compareRange: DateRange | null;
 }
 
 export interface StatsPageModel extends ViewBase {
@@ -127,6 +129,8 @@ export async function buildPageModel(
       from: range.from,
       to: range.to,
       compare: state.compare,
+      compareFrom: state.compareRange?.from,
+      compareTo: state.compareRange?.to,
       filters: filters.length > 0 ? formatFilters(filters) : undefined,
     }),
     stats.readDays(["visitors", "pageviews"], range.from, range.to),
@@ -143,6 +147,7 @@ export async function buildPageModel(
     filters,
     unit: state.unit,
     compare: state.compare,
+    compareRange: state.compareRange,
     // Never null: the dashboard always asks for a comparison.
     compared: { from: totals.comparison?.from ?? range.from, to: totals.comparison?.to ?? range.to },
     series: daysOf(range).map((day) => ({
@@ -207,6 +212,7 @@ export async function buildDetailsModel(
     filters,
     unit: state.unit,
     compare: state.compare,
+    compareRange: state.compareRange,
     details,
     rows,
     total,

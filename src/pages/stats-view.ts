@@ -75,6 +75,7 @@ function stateOf(model: StatsPageModel | DetailsModel): DashboardState {
     details: "details" in model ? model.details : null,
     unit: model.unit,
     compare: model.compare,
+    compareRange: model.compareRange,
   };
 }
 
@@ -100,7 +101,15 @@ export function detailsPage(model: DetailsModel, options: StatsViewOptions): Htm
   const csv = `${dashboardHref(options.action, withPage(state, 1))}&format=csv`;
   const largest = Math.max(1, ...model.rows.map((row) => row.count));
   const rows = model.rows.map((row) => valueRow(list, row.value, row.count, state, options.action, largest));
-  const hidden = hiddenState(state, ["from", "to", "compare", "filters", "details"]);
+  const hidden = hiddenState(state, [
+    "from",
+    "to",
+    "compare",
+    "compare_from",
+    "compare_to",
+    "filters",
+    "details",
+  ]);
   return page(
     model,
     options,
@@ -155,7 +164,7 @@ function header(model: StatsPageModel | DetailsModel, options: StatsViewOptions)
 <label>Compare with <select name="compare">${COMPARISONS.map(
     (compare) =>
       html`<option value="${compare}"${compare === model.compare ? html` selected` : ""}>${COMPARISON_OPTIONS[compare]}</option>`,
-  )}</select></label>${hiddenState(state, ["filters", "details"])}
+  )}</select></label>${compareRangeFields(model)}${hiddenState(state, ["filters", "details"])}
 <button type="submit">Show</button>
 </form>
 </div>
@@ -194,7 +203,7 @@ function nowLine(now: StatsPageModel["now"]): Html {
 /** Hidden fields that keep the named parts of the state across a form of the page. */
 function hiddenState(
   state: DashboardState,
-  parts: readonly ("from" | "to" | "compare" | "filters" | "details")[],
+  parts: readonly ("from" | "to" | "compare" | "compare_from" | "compare_to" | "filters" | "details")[],
 ): Html {
   const query = new URL(dashboardHref("/", state), "http://page").searchParams;
   return html`${parts.map((part) => {
@@ -261,11 +270,22 @@ function duration(seconds: number): string {
 const COMPARISON_OPTIONS: Record<DashboardComparison, string> = {
   previous: "the period before",
   year: "a year before",
+  range: "other days",
 };
 
+/** The days to compare with, in the picker when "other days" is chosen (prefilled with the period before). */
+function compareRangeFields(model: StatsPageModel | DetailsModel): Html | "" {
+  if (!model.compareRange) return "";
+  return html`
+<label>Compare from <input type="date" name="compare_from" value="${model.compareRange.from}" required></label>
+<label>Compare to <input type="date" name="compare_to" value="${model.compareRange.to}" required></label>`;
+}
+
 /** The days compared with, as a change's context says them. */
-function comparedDays(compare: DashboardComparison, days: number): string {
-  if (compare === "year") return `the same ${days === 1 ? "day" : "days"} a year before`;
+function comparedDays(model: StatsPageModel): string {
+  const { days } = model.range;
+  if (model.compareRange) return rangeLabel(model.compareRange);
+  if (model.compare === "year") return `the same ${days === 1 ? "day" : "days"} a year before`;
   return `the previous ${days === 1 ? "day" : `${days} days`}`;
 }
 
@@ -294,7 +314,7 @@ function totalsCards(model: StatsPageModel): Html {
   const { current, previous } = model.totals;
   const cards = TOTALS.map((spec) => {
     const value = current[spec.key];
-    return html`<div class="card total" data-total="${spec.key}" data-value="${value ?? ""}"><div class="label">${spec.label}</div><div class="value">${value === null ? "–" : spec.format(value)}</div>${change(spec, value, previous[spec.key], comparedDays(model.compare, model.range.days))}</div>`;
+    return html`<div class="card total" data-total="${spec.key}" data-value="${value ?? ""}"><div class="label">${spec.label}</div><div class="value">${value === null ? "–" : spec.format(value)}</div>${change(spec, value, previous[spec.key], comparedDays(model))}</div>`;
   });
   return html`<section class="totals" aria-label="Totals">
 ${cards}

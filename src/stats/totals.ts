@@ -103,10 +103,8 @@ function comparedRange(request: TotalsRequest): { from: string; to: string } | n
   switch (request.compare) {
     case "none":
       return null;
-    case "previous": {
-      const days = daysBetween(from, to);
-      return { from: addDays(from, -days), to: addDays(from, -1) };
-    }
+    case "previous":
+      return periodBefore(from, to);
     case "year":
       return { from: yearBefore(from), to: yearBefore(to) };
     case "range": {
@@ -125,6 +123,12 @@ function comparedRange(request: TotalsRequest): { from: string; to: string } | n
       return { from: request.compareFrom as string, to: request.compareTo as string };
     }
   }
+}
+
+/** The days of the same number just before `from`..`to`. */
+export function periodBefore(from: string, to: string): { from: string; to: string } {
+  const days = daysBetween(from, to);
+  return { from: addDays(from, -days), to: addDays(from, -1) };
 }
 
 /** The same day a year before; 29 February gives 28 February. */
