@@ -1,7 +1,8 @@
 // What a dashboard shows, all of it in its URL so that a link reproduces the view: the date
-// range and the period its totals are compared with, the filters (the `filters` syntax of
-// the statistics API) and the one list opened in full (with its search and page). Reads that state from a query and writes the links
-// that change one part of it; nothing else builds a dashboard URL.
+// range and the days its totals are compared with, the filters (the `filters` syntax of the
+// statistics API) and the one list opened in full (with its search and page). Reads that
+// state from a query and writes the links that change one part of it; nothing else builds
+// a dashboard URL.
 
 import {
   FILTER_DIMENSIONS,
