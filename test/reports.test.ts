@@ -8,8 +8,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { escapeHtml } from "../src/pages/html.js";
+import type { Mailer } from "../src/reports/mailer.js";
 import { lastFullPeriod } from "../src/reports/report-period.js";
-import { createReportSender } from "../src/reports/report-sender.js";
+import { ReportScheduler } from "../src/reports/report-scheduler.js";
+import { createReportSender, type ReportSender } from "../src/reports/report-sender.js";
 import { SmtpMailer } from "../src/reports/smtp-mailer.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
 import { type ReceivedMail, type SmtpSink, startSmtpSink } from "./support/smtp-sink.js";
@@ -292,6 +294,28 @@ describe("email reports without SMTP", () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe("the report scheduler", () => {
+  it("sends a period that fell due while a run was sending at once, not a period later", async () => {
+    // The catch-up run starts 1 s before Monday 06:00 and takes 2 s: the week due at 06:00
+    // must follow as soon as it ends.
+    const clock = new ManualClock("2026-04-20T05:59:59Z");
+    const sent: string[] = [];
+    const sender = {
+      send: async (period: { key: string }) => {
+        sent.push(period.key);
+        clock.advance(2_000);
+        return { sent: [], failed: [] };
+      },
+    } as unknown as ReportSender;
+    const mailer: Mailer = { send: async () => undefined, close: () => undefined };
+    const scheduler = new ReportScheduler(sender, mailer, "week", clock);
+    scheduler.start({ info: () => undefined, error: () => undefined });
+    for (let i = 0; i < 5 && sent.length < 2; i++) await scheduler.settled();
+    await scheduler.close();
+    assert.deepEqual(sent, ["week:2026-04-06", "week:2026-04-13"]);
   });
 });
 

@@ -40,9 +40,9 @@ export class ReportScheduler {
     this.tick();
   }
 
-  /** Sends the reports of the most recent due period to everyone who has not had it. */
-  async runOnce(): Promise<ReportRunResult> {
-    const period = latestDuePeriod(this.kind, this.clock.now());
+  /** Sends the reports of the period most recently due at `now` to everyone who has not had it. */
+  async runOnce(now = this.clock.now()): Promise<ReportRunResult> {
+    const period = latestDuePeriod(this.kind, now);
     const result = await this.sender.send(period, this.mailer, () => this.closed);
     for (const failure of result.failed) {
       this.log?.error(
@@ -75,19 +75,24 @@ export class ReportScheduler {
 
   private tick(): void {
     this.timer = null;
-    this.running = this.runOnce().then(
-      (result) => this.schedule(result.failed.length > 0),
+    const started = this.clock.now();
+    this.running = this.runOnce(started).then(
+      (result) => this.schedule(started, result.failed.length > 0),
       (error: unknown) => {
         this.log?.error({ err: error }, "email reports could not be sent; retrying later");
-        this.schedule(true);
+        this.schedule(started, true);
       },
     );
   }
 
-  private schedule(retrySoon: boolean): void {
-    const now = this.clock.now();
-    const due = nextDueTime(this.kind, now).getTime();
-    this.wakeAt(retrySoon ? Math.min(due, now.getTime() + RETRY_MS) : due);
+  /**
+   * Wakes at the first due time after the run that `started` then: counted from its start,
+   * not its end, so a period that fell due while it sent (a start just before a due time, a
+   * long run) is sent at once rather than a period later.
+   */
+  private schedule(started: Date, retrySoon: boolean): void {
+    const due = nextDueTime(this.kind, started).getTime();
+    this.wakeAt(retrySoon ? Math.min(due, this.clock.now().getTime() + RETRY_MS) : due);
   }
 
   /**
