@@ -15,10 +15,10 @@ export type DropReason = (typeof DROP_REASONS)[number];
  * The screens of collected hits alone (pipeline.ts): an import is the owner's own history,
  * not screened against today's spam list or data-centre networks.
  */
-type CollectionOnlyReason = "spam" | "datacenter";
-export type ImportDropReason = Exclude<DropReason, CollectionOnlyReason>;
+const COLLECTION_ONLY_REASONS = ["spam", "datacenter"] as const satisfies readonly DropReason[];
+export type ImportDropReason = Exclude<DropReason, (typeof COLLECTION_ONLY_REASONS)[number]>;
 export function isImportDropReason(reason: DropReason): reason is ImportDropReason {
-  return reason !== "spam" && reason !== "datacenter";
+  return !(COLLECTION_ONLY_REASONS as readonly DropReason[]).includes(reason);
 }
 /** Why an imported event (POST /api/v1/events) was dropped, as its answer counts them. */
 export const IMPORT_DROP_REASONS = DROP_REASONS.filter(isImportDropReason);

@@ -64,8 +64,6 @@ interface ViewBase {
 }
 
 export interface StatsPageModel extends ViewBase {
-  /** The days the totals are compared with (as the totals API answered them). */
-  compared: { from: string; to: string };
   series: DayPoint[];
   hours: HourPoint[];
   totals: { current: Totals; previous: Totals };
@@ -148,8 +146,6 @@ export async function buildPageModel(
     unit: state.unit,
     compare: state.compare,
     compareRange: state.compareRange,
-    // Never null: the dashboard always asks for a comparison.
-    compared: { from: totals.comparison?.from ?? range.from, to: totals.comparison?.to ?? range.to },
     series: daysOf(range).map((day) => ({
       day,
       visitors: byDay.visitors?.[day] ?? 0,
