@@ -233,6 +233,75 @@ describe("embedded store aggregates", () => {
     }
   });
 
+  it("stores a folded day's events in page order, every event kept; an open day stays as written", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-07-10T12:00:00Z");
+    const options = { clock, upkeep: false };
+    // Two days of one website in arrival order (pages and visitors shuffled), and a day of another.
+    const events = [
+      ...randomEventsOf(random(11), 300, Date.UTC(2026, 6, 9), 2),
+      ...randomEventsOf(random(12), 100, Date.UTC(2026, 6, 9), 1).map((event) => ({
+        ...event,
+        websiteId: 2,
+      })),
+    ];
+    /** Each stored event of website 1 as [day, page, visitor, second], in the order stored. */
+    const stored = async () =>
+      (
+        await storeFileSql(
+          dir,
+          "SELECT strftime(ts, '%Y-%m-%d') AS day, page, visitor, epoch(ts) AS s FROM events WHERE website_id = 1 ORDER BY rowid",
+          { readOnly: true },
+        )
+      ).map((row) => [String(row.day), Number(row.page), Number(row.visitor), Number(row.s)]);
+    /** Whether rows are in page, visitor and time order. */
+    const inOrder = (rows: readonly (string | number)[][]) =>
+      rows.every((row, i) => {
+        const previous = rows[i - 1];
+        if (previous === undefined) return true;
+        const differs = [1, 2, 3].find((column) => previous[column] !== row[column]);
+        return differs === undefined || (previous[differs] as number) < (row[differs] as number);
+      });
+    const replacer = (_key: string, value: unknown) => (typeof value === "bigint" ? String(value) : value);
+    /** Every stored event, as exported, in a canonical order. */
+    const exported = async (store: DuckDbEventStore) => {
+      const all: string[] = [];
+      for await (const batch of store.exportEvents())
+        all.push(...batch.map((event) => JSON.stringify(event, replacer)));
+      return all.sort();
+    };
+    let store = await DuckDbEventStore.open(dir, options);
+    try {
+      await store.migrate();
+      await store.insert(events);
+      const before = await exported(store);
+      const answersBefore = await answers(store, 1, [["2026-07-09", "2026-07-10"]]);
+      await store.close();
+      const written = await stored();
+      const ofDay = (day: string) => written.filter((row) => row[0] === day);
+      assert.ok(!inOrder(ofDay("2026-07-09")), "the test's events arrive out of page order");
+      store = await DuckDbEventStore.open(dir, options);
+      clock.advance(11_000);
+      await store.upkeep(); // folds 2026-07-09; 2026-07-10 has not ended
+      assert.deepEqual(await exported(store), before, "every event kept as it was");
+      assert.deepEqual(await answers(store, 1, [["2026-07-09", "2026-07-10"]]), answersBefore);
+      await store.close();
+      const after = await stored();
+      const yesterday = after.filter((row) => row[0] === "2026-07-09");
+      assert.equal(yesterday.length, ofDay("2026-07-09").length);
+      assert.ok(inOrder(yesterday), "the folded day in page, visitor and time order");
+      assert.deepEqual(
+        after.filter((row) => row[0] === "2026-07-10"),
+        ofDay("2026-07-10"),
+        "the open day as written",
+      );
+      store = await DuckDbEventStore.open(dir, options);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("closes while a fold is under way, leaving the rest of the day to the next start", {
     timeout: 60_000,
   }, async () => {

@@ -557,6 +557,13 @@ export class DuckDbEventStore implements EventStore {
         );
       }),
     );
+    // The fold stored the day's events again (in page order): a checkpoint frees the blocks
+    // of their old rows, for the next fold to reuse. Without it the file grew by the events'
+    // whole size over a rebuild (10M events: 331 MiB, 2,694 blocks free, against 217 MiB).
+    // The fold is committed; a failed checkpoint is reported, not thrown.
+    await this.serialised(() => this.writer.run("CHECKPOINT")).catch((error: unknown) => {
+      this.onUpkeepError(translateDuckDbError(error, this.file));
+    });
   }
 
   deleteWebsite(websiteId: number): Promise<void> {
