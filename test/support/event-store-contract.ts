@@ -205,10 +205,12 @@ const ZONE_FILTERS: StatsFilter[][] = [
     return [randomFilters(next), randomFilters(next)];
   })(),
 ];
+// The change's day alone (23 hours in Berlin), and inside a window. A third window, the three
+// days around the change (days the first window holds), took a third of this case's time on
+// every engine, about 35 s of CI.
 const ZONE_WINDOWS: [string, string][] = [
   ["2026-03-25", "2026-04-02"],
   ["2026-03-29", "2026-03-29"],
-  ["2026-03-28", "2026-03-30"],
 ];
 
 /**
