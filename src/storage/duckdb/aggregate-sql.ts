@@ -336,13 +336,14 @@ function dayEventsSql(websiteId: number, zone: string, day: string): string {
 
 /**
  * Statements to run in one transaction after a day's fold (foldDaySql): they store one
- * website's local day's events again, in the order of their page, visitor and time. A query filtered by page then finds the day's matching
- * events together, and DuckDB skips the other columns of every vector without one: at 10M
- * events on one core, filtered by page==/pricing, unique visitors took 74-78 ms against
- * 121-209 and the slowest statistic 174 against 289 (other filters gain little), and the
- * events fit in fewer blocks. The fold pays for it (bench/RESULTS.md, "Folded days in page
- * order"). Arrival order is lost, which nothing reads: exports order by time, and events
- * of one second go together everywhere.
+ * website's local day's events again, in the order of their page, visitor and time. A
+ * query filtered by page then finds the day's matching events together, and DuckDB skips
+ * the other columns of every vector without one: at 10M events on one core, filtered by
+ * page==/pricing, unique visitors took 74-78 ms against 121-209 and the slowest statistic
+ * 174 against 289 (other filters gain little), and the events fit in fewer blocks. The
+ * fold pays for it (bench/RESULTS.md, "Folded days in page order"). Arrival order is lost,
+ * which nothing reads: exports order by time, and events of one second go together
+ * everywhere.
  */
 export function pageOrderSql(websiteId: number, zone: string, day: string): string[] {
   const where = dayEventsSql(websiteId, zone, day);
