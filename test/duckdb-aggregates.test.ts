@@ -103,8 +103,13 @@ describe("embedded store aggregates", () => {
       const clock = new ManualClock(new Date(start + (days - 0.5) * 86_400_000));
       const next = random(seed);
       // Seed 3 folds each day's visits in parts of at most 40 events (a day here has about
-      // 100-200), as a large day is folded (FOLD_PART_EVENTS in duckdb-event-store.ts).
-      const options = { clock, upkeep: false, ...(seed === 3 ? { foldPartEvents: 40 } : {}) };
+      // 100-200), and stores each folded day in page order, as a large day is folded
+      // (FOLD_PART_EVENTS and PAGE_ORDER_EVENTS in duckdb-event-store.ts).
+      const options = {
+        clock,
+        upkeep: false,
+        ...(seed === 3 ? { foldPartEvents: 40, pageOrderEvents: 1 } : {}),
+      };
       let store = await DuckDbEventStore.open(dir, options);
       try {
         await store.migrate();
@@ -233,10 +238,11 @@ describe("embedded store aggregates", () => {
     }
   });
 
-  it("stores a folded day's events in page order, every event kept; an open day stays as written", async () => {
+  it("stores a large folded day's events in page order, every event kept; an open day stays as written", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
-    const options = { clock, upkeep: false };
+    // A day of about 75 events counts as large here (PAGE_ORDER_EVENTS in duckdb-event-store.ts).
+    const options = { clock, upkeep: false, pageOrderEvents: 10 };
     // Two days of one website in arrival order (pages and visitors shuffled), and a day of another.
     const events = [
       ...randomEventsOf(random(11), 300, Date.UTC(2026, 6, 9), 2),

@@ -85,6 +85,14 @@ const FOLD_PART_EVENTS = 500_000;
 const UPKEEP_INTERVAL_MS = 5_000;
 /** DuckDB's rows per row group: an insert of as many goes straight into the file, not the log. */
 const ROW_GROUP_ROWS = 122_880;
+/**
+ * The fewest events of a day that a fold stores again in page order (pageOrderSql). A
+ * smaller day shares its row groups with other days and a filter reads it in a few
+ * milliseconds anyway, while the rewrite costs each fold two more statements' worth of
+ * work: with it for every day, the store's aggregates tests (thousands of small folds)
+ * took 87 s on one core against 79, and CI about a minute more.
+ */
+const PAGE_ORDER_EVENTS = ROW_GROUP_ROWS;
 /** The log's size from which an insert checkpoints after committing: DuckDB's default threshold. */
 const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
 /**
@@ -156,6 +164,7 @@ export class DuckDbEventStore implements EventStore {
     upkeep: boolean,
     private readonly onUpkeepError: (error: unknown) => void,
     private readonly foldPartEvents: number,
+    private readonly pageOrderEvents: number,
   ) {
     this.timer = upkeep
       ? setInterval(() => {
@@ -166,11 +175,12 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by
-   * itself. `foldPartEvents` (FOLD_PART_EVENTS by default) lets tests fold small days in parts.
+   * itself. `foldPartEvents` (FOLD_PART_EVENTS by default) and `pageOrderEvents`
+   * (PAGE_ORDER_EVENTS) let tests fold small days in parts and store them in page order.
    */
   static async open(
     dataDir: string,
-    options: EngineOptions & { foldPartEvents?: number } = {},
+    options: EngineOptions & { foldPartEvents?: number; pageOrderEvents?: number } = {},
   ): Promise<DuckDbEventStore> {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings = duckDbSettings();
@@ -187,6 +197,7 @@ export class DuckDbEventStore implements EventStore {
         options.upkeep ?? false,
         options.onUpkeepError ?? (() => undefined),
         options.foldPartEvents ?? FOLD_PART_EVENTS,
+        options.pageOrderEvents ?? PAGE_ORDER_EVENTS,
       );
     } catch (error) {
       instance?.closeSync();
@@ -534,9 +545,10 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Folds one website's day in one transaction (aggregate-sql.ts, foldDaySql), then stores
-   * its events in page order in another (pageOrderSql); an insert waits for one of them:
-   * about 1.1 s and 0.4-0.6 s for a day of 320,000 events on one core. The day is marked
+   * Folds one website's day in one transaction (aggregate-sql.ts, foldDaySql), then, for a
+   * day of PAGE_ORDER_EVENTS or more, stores its events in page order in another
+   * (pageOrderSql); an insert waits for one of them: about 1.1 s and 0.4-0.6 s for a day of
+   * 320,000 events on one core. The day is marked
    * folded only if no write came since `written` (epoch seconds): one that did opened it
    * again, and queries go on counting it from its events until the next fold.
    */
@@ -559,6 +571,7 @@ export class DuckDbEventStore implements EventStore {
         );
       }),
     );
+    if (events < this.pageOrderEvents) return;
     // The day's events in page order, in a transaction of its own, so that a write waiting
     // for the store goes between the two (at 100M events a day's fold took 13.5 s, its new
     // order about 6 s). A write into the day meanwhile is stored in order with the rest.
@@ -570,9 +583,8 @@ export class DuckDbEventStore implements EventStore {
     // A day of a row group or more was written straight into the file: a checkpoint frees
     // the blocks of its old rows, for the next fold to reuse (without it the file grew by
     // the events' whole size over a rebuild; 10M events: 331 MiB, 2,694 blocks free, against
-    // 217 MiB). A smaller day went through the log, which the store checkpoints once large
-    // (a checkpoint after every fold: the store's aggregates tests, small folds, 99 s against 87).
-    // The day is stored; a failed checkpoint is reported, not thrown.
+    // 217 MiB). A smaller one (tests) went through the log, which the store checkpoints
+    // once large. The day is stored; a failed checkpoint is reported, not thrown.
     await this.serialised(async () => {
       if (events >= ROW_GROUP_ROWS) await this.writer.run("CHECKPOINT");
       else await this.checkpointIfLogIsLarge();
