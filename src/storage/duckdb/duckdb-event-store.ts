@@ -548,9 +548,9 @@ export class DuckDbEventStore implements EventStore {
    * Folds one website's day in one transaction (aggregate-sql.ts, foldDaySql), then, for a
    * day of PAGE_ORDER_EVENTS or more, stores its events in page order in another
    * (pageOrderSql); an insert waits for one of them: about 1.1 s and 0.4-0.6 s for a day of
-   * 320,000 events on one core. The day is marked
-   * folded only if no write came since `written` (epoch seconds): one that did opened it
-   * again, and queries go on counting it from its events until the next fold.
+   * 320,000 events on one core. The day is marked folded only if no write came since
+   * `written` (epoch seconds): one that did opened it again, and queries go on counting it
+   * from its events until the next fold.
    */
   private async foldDay(websiteId: number, zone: string, day: string, written: number): Promise<void> {
     let events = 0;
