@@ -329,7 +329,7 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
 }
 
 /** The condition on events `e` that selects one website's local day `day` in `zone`. */
-function dayEventsSql(websiteId: number, zone: string, day: string): string {
+export function dayEventsSql(websiteId: number, zone: string, day: string): string {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
   return `e.website_id = CAST(${websiteId} AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
 }

@@ -33,9 +33,9 @@ import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
   dayCountsSql,
+  dayEventsSql,
   filtersVisitorAttributes,
   foldDaySql,
-  instantSql,
   numberedField,
   pageOrderSql,
   readsFoldedVisits,
@@ -83,16 +83,15 @@ const SETTLE_MS = 10_000;
 const FOLD_PART_EVENTS = 500_000;
 /** How often the store looks for days to fold (and, once a day, visitor ids to delete). */
 const UPKEEP_INTERVAL_MS = 5_000;
-/** DuckDB's rows per row group: an insert of as many goes straight into the file, not the log. */
-const ROW_GROUP_ROWS = 122_880;
 /**
- * The fewest events of a day that a fold stores again in page order (pageOrderSql). A
+ * The fewest events of a day that a fold stores again in page order (pageOrderSql): one
+ * of DuckDB's row groups (122,880 rows), which DuckDB writes straight into the file. A
  * smaller day shares its row groups with other days and a filter reads it in a few
  * milliseconds anyway, while the rewrite costs each fold two more statements' worth of
  * work: with it for every day, the store's aggregates tests (thousands of small folds)
  * took 87 s on one core against 79, and CI about a minute more.
  */
-const PAGE_ORDER_EVENTS = ROW_GROUP_ROWS;
+const PAGE_ORDER_EVENTS = 122_880;
 /** The log's size from which an insert checkpoints after committing: DuckDB's default threshold. */
 const CHECKPOINT_LOG_BYTES = 16 * 1024 * 1024;
 /**
@@ -556,10 +555,8 @@ export class DuckDbEventStore implements EventStore {
     let events = 0;
     await this.serialised(() =>
       this.inTransaction(async () => {
-        const { start, end } = zoneRule(zone).rangeOf(day, day);
         const counted = await this.writer.runAndReadAll(
-          `SELECT count(*) AS n FROM events WHERE website_id = $1 AND ts >= ${instantSql(start)} AND ts < ${instantSql(end)}`,
-          [websiteId],
+          `SELECT count(*) AS n FROM events e WHERE ${dayEventsSql(websiteId, zone, day)}`,
         );
         events = Number(counted.getRowObjects()[0]?.n ?? 0);
         const parts = Math.max(1, Math.ceil(events / this.foldPartEvents));
@@ -580,15 +577,11 @@ export class DuckDbEventStore implements EventStore {
         for (const statement of pageOrderSql(websiteId, zone, day)) await this.writer.run(statement);
       }),
     );
-    // A day of a row group or more was written straight into the file: a checkpoint frees
-    // the blocks of its old rows, for the next fold to reuse (without it the file grew by
-    // the events' whole size over a rebuild; 10M events: 331 MiB, 2,694 blocks free, against
-    // 217 MiB). A smaller one (tests) went through the log, which the store checkpoints
-    // once large. The day is stored; a failed checkpoint is reported, not thrown.
-    await this.serialised(async () => {
-      if (events >= ROW_GROUP_ROWS) await this.writer.run("CHECKPOINT");
-      else await this.checkpointIfLogIsLarge();
-    }).catch((error: unknown) => {
+    // A checkpoint frees the blocks of the day's old rows, for the next fold to reuse
+    // (without it the file grew by the events' whole size over a rebuild; 10M events: 331
+    // MiB, 2,694 blocks free, against 217 MiB). The day is stored; a failed checkpoint is
+    // reported, not thrown.
+    await this.serialised(() => this.writer.run("CHECKPOINT")).catch((error: unknown) => {
       this.onUpkeepError(translateDuckDbError(error, this.file));
     });
   }
