@@ -671,7 +671,14 @@ export function describeReadContract(engine: EventStoreUnderTest): void {
       }
     });
 
-    for (const target of AVAILABLE_EVENT_STORES) {
+    // Each engine's export goes into the next available engine (the last's into the first;
+    // alone, into itself): every engine is exported from and inserted into once, and as every
+    // engine's store holds the same events, answers equal along the ring are equal across all
+    // (describeSameRandomEvents compares the engines' answers directly). All 9 pairs of three
+    // engines took 110-160 s of each engine's suite, most of the contract's time.
+    const engines = AVAILABLE_EVENT_STORES.map((available) => available.name);
+    const target = AVAILABLE_EVENT_STORES[(engines.indexOf(engine.name) + 1) % engines.length];
+    if (target !== undefined) {
       it(`gives the same answers when its export is inserted into an empty ${target.name} store`, async () => {
         const copy = await openTestStore(target, clock());
         try {
