@@ -238,25 +238,27 @@ describe("embedded store aggregates", () => {
     }
   });
 
-  it("stores a large folded day's events in page order, every event kept; an open day stays as written", async () => {
+  it("stores a large folded day's events in page order, every event kept; a small day and an open day stay as written", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");
-    // A day of about 75 events counts as large here (PAGE_ORDER_EVENTS in duckdb-event-store.ts).
-    const options = { clock, upkeep: false, pageOrderEvents: 10 };
+    // A day of 100 events or more counts as large here (PAGE_ORDER_EVENTS in
+    // duckdb-event-store.ts): website 1's first day (about 150) is, website 2's (60) is not.
+    const large = 100;
+    const options = { clock, upkeep: false, pageOrderEvents: large };
     // Two days of one website in arrival order (pages and visitors shuffled), and a day of another.
     const events = [
-      ...randomEventsOf(random(11), 300, Date.UTC(2026, 6, 9), 2),
-      ...randomEventsOf(random(12), 100, Date.UTC(2026, 6, 9), 1).map((event) => ({
+      ...randomEventsOf(random(11), 300, Date.UTC(2026, 6, 9), 2).map((event) => ({
         ...event,
-        websiteId: 2,
+        websiteId: 1,
       })),
+      ...randomEventsOf(random(12), 60, Date.UTC(2026, 6, 9), 1).map((event) => ({ ...event, websiteId: 2 })),
     ];
-    /** Each stored event of website 1 as [day, page, visitor, second], in the order stored. */
-    const stored = async () =>
+    /** Each stored event of a website as [day, page, visitor, second], in the order stored. */
+    const stored = async (websiteId = 1) =>
       (
         await storeFileSql(
           dir,
-          "SELECT strftime(ts, '%Y-%m-%d') AS day, page, visitor, epoch(ts) AS s FROM events WHERE website_id = 1 ORDER BY rowid",
+          `SELECT strftime(ts, '%Y-%m-%d') AS day, page, visitor, epoch(ts) AS s FROM events WHERE website_id = ${websiteId} ORDER BY rowid`,
           { readOnly: true },
         )
       ).map((row) => [String(row.day), Number(row.page), Number(row.visitor), Number(row.s)]);
@@ -286,6 +288,9 @@ describe("embedded store aggregates", () => {
       const written = await stored();
       const ofDay = (day: string) => written.filter((row) => row[0] === day);
       assert.ok(!inOrder(ofDay("2026-07-09")), "the test's events arrive out of page order");
+      assert.ok(ofDay("2026-07-09").length >= large, "website 1's first day is large");
+      const small = await stored(2);
+      assert.ok(small.length < large && !inOrder(small), "website 2's day is small, out of page order");
       store = await DuckDbEventStore.open(dir, options);
       clock.advance(11_000);
       await store.upkeep(); // folds 2026-07-09; 2026-07-10 has not ended
@@ -301,6 +306,8 @@ describe("embedded store aggregates", () => {
         ofDay("2026-07-10"),
         "the open day as written",
       );
+      assert.deepEqual(await stored(2), small, "the small folded day as written");
+      assert.deepEqual(await foldedDays(dir), { folded: 2, open: 1 }, "both websites' first days folded");
       store = await DuckDbEventStore.open(dir, options);
     } finally {
       await store.close();
