@@ -884,8 +884,10 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
           events.push(...batch);
         };
         // Every row only: paging does not depend on the zone, and the other cases page. In
-        // `zones`: the website's zone (read from its folds once folded) and others (always
-        // counted from raw events, the same way in each step: one at a time after the first).
+        // `zones`: the website's zone (read from its folds once folded) and others, counted
+        // from raw events: in the first step, and after the change UTC (whose folds are then
+        // out of date) and one zone over the days written again. (Each step asked another
+        // zone too, until each check was found to cost about 5 s of CI on every engine.)
         const check = async (when: string, zones: readonly string[]) => {
           for (const zone of zones) {
             assert.deepEqual(
@@ -901,11 +903,11 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
         await store.setZone(ZONE_SITE, "Europe/Berlin");
         await check("just after the change", ["Europe/Berlin", "UTC"]);
         await store.rebuildAggregates(ZONE_SITE);
-        await check("folded in Berlin", ["Europe/Berlin", "Asia/Kathmandu"]);
+        await check("folded in Berlin", ["Europe/Berlin"]);
         await insert(zoneEvents(32, "Europe/Berlin"));
         await check("with days written again", ["Europe/Berlin", "America/Santiago"]);
         await store.rebuildAggregates();
-        await check("folded again", ["Europe/Berlin", "UTC"]);
+        await check("folded again", ["Europe/Berlin"]);
       } finally {
         await close();
       }
