@@ -99,8 +99,16 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
 }
 
 /**
- * One statistic's counts per website, day and value over the events `where` selects: columns
- * website_id, stat, day, value, field, number, count. The events are grouped by what they
+ * The website_id column of counts grouped over one website's rows (every statement here
+ * reads one website): taken from the group, not grouped by, since a wider group key costs
+ * (at 10M events filtered by page==/pricing on one core, browser 83-85 ms against 89-93
+ * grouped by the website too, city 189-204 against 205-234).
+ */
+const ONE_WEBSITE = (alias: string) => `any_value(${alias}.website_id) AS website_id`;
+
+/**
+ * One statistic's counts per day and value over the events of one website that `where`
+ * selects: columns website_id, stat, day, value, field, number, count. The events are grouped by what they
  * store, and only the groups are formatted: a dimension held as a number (NUMBERED_TEXT) by
  * that number (`value` NULL, named through text_values by namedSql), a place's city,
  * country or continent by a number per name (placeKeysSql), named through place_names once
@@ -138,7 +146,7 @@ function statCountsSql(
   }
   return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
-    FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
+    FROM (SELECT ${ONE_WEBSITE("e")}, ${day} AS day, ${key} AS k, ${count} AS count
       FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
 }
 
@@ -225,7 +233,7 @@ function visitRowsSql(
 function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) => string): string {
   const exits = stat.dimension === "exit_page";
   const key = stat.dimension === "hour" ? "v.hour" : exits ? "v.exit_page" : "NULL";
-  const counted = `SELECT v.website_id, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
+  const counted = `SELECT ${ONE_WEBSITE("v")}, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
     FROM (${visits}) v GROUP BY ALL`;
   const day = `CAST(${date("day")} AS DATE)`;
   const value =
@@ -571,12 +579,12 @@ function filteredVisitorsSql(
   const place = ["country", "city", "continent"].includes(stat.dimension);
   const hour = stat.dimension === "hour";
   const key = hour ? "e.day_hours" : place ? "e.place" : `e.${stat.dimension}`;
-  let counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
+  let counted = `SELECT ${ONE_WEBSITE("e")}, e.day, ${key} AS k, count(*) AS count FROM day_visits e
     WHERE ${window.folded("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
   // By hour: the visitors' days counted by their hours of day (a few thousand sets), then
   // each set's count added to each of its hours.
   if (hour)
-    counted = `SELECT c.website_id, c.day, h.k, sum(c.count) AS count
+    counted = `SELECT ${ONE_WEBSITE("c")}, c.day, h.k, sum(c.count) AS count
       FROM (${counted}) c, (SELECT CAST(range AS UINTEGER) AS k FROM range(24)) h
       WHERE (c.k >> h.k) & 1 = 1 GROUP BY ALL`;
   // The same columns as statCountsSql: a place named here (each day's visitor has one).
