@@ -99,17 +99,8 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
 }
 
 /**
- * The website_id column of rows grouped over one website's rows (every statement here
- * reads one website): taken from the group, not grouped or partitioned by, since a wider
- * key costs (at 10M events filtered by page==/pricing on one core, browser 83-85 ms against
- * 89-93 grouped by the website too, city 189-204 against 205-234; the folds of three days,
- * six rounds alternating: a median of 4.35 s against 4.58).
- */
-const ONE_WEBSITE = (alias: string) => `any_value(${alias}.website_id) AS website_id`;
-
-/**
- * One statistic's counts per day and value over the events of one website that `where`
- * selects: columns website_id, stat, day, value, field, number, count. The events are grouped by what they
+ * One statistic's counts per website, day and value over the events `where` selects: columns
+ * website_id, stat, day, value, field, number, count. The events are grouped by what they
  * store, and only the groups are formatted: a dimension held as a number (NUMBERED_TEXT) by
  * that number (`value` NULL, named through text_values by namedSql), a place's city,
  * country or continent by a number per name (placeKeysSql), named through place_names once
@@ -147,7 +138,7 @@ function statCountsSql(
   }
   return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
-    FROM (SELECT ${ONE_WEBSITE("e")}, ${day} AS day, ${key} AS k, ${count} AS count
+    FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
       FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
 }
 
@@ -199,7 +190,7 @@ function visitRowsSql(
   const join = exits
     ? ` LEFT JOIN (SELECT id, value FROM text_values WHERE field = ${pageField}) t ON t.id = e.page`
     : "";
-  const previousView = `max(CASE WHEN kind = 0 THEN s END) OVER (PARTITION BY visitor, day ORDER BY s
+  const previousView = `max(CASE WHEN kind = 0 THEN s END) OVER (PARTITION BY website_id, visitor, day ORDER BY s
       RANGE BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)`;
   // The visitor's day is steady when every event of it has the same attributes.
   const steady = VISITOR_COLUMNS.map((column) => `min(${column}) OVER day = max(${column}) OVER day`).join(
@@ -212,19 +203,19 @@ function visitRowsSql(
         ${matched === null ? "true" : `(e.kind IN (0, 1) AND ${matched})`} AS matched
         ${attributes ? VISITOR_COLUMNS.map((column) => `, e.${column}`).join("") : ""}
       FROM events e${join} WHERE ${where})
-    ${attributes ? "WINDOW day AS (PARTITION BY visitor, day)" : ""}`;
-  const numbered = `SELECT *, sum(CAST(starts AS INTEGER)) OVER (PARTITION BY visitor, day ORDER BY s
+    ${attributes ? "WINDOW day AS (PARTITION BY website_id, visitor, day)" : ""}`;
+  const numbered = `SELECT *, sum(CAST(starts AS INTEGER)) OVER (PARTITION BY website_id, visitor, day ORDER BY s
       RANGE UNBOUNDED PRECEDING) AS visit FROM (${marked})`;
   // A mixed day's attributes are NULL (any_value of a steady day's one value).
   const held = VISITOR_COLUMNS.map(
     (column) => `, CASE WHEN bool_and(steady) THEN any_value(${column}) END AS ${column}`,
   ).join("");
-  return `SELECT ${ONE_WEBSITE("e")}, day, visitor, min(s) AS start, max(s) AS finish,
+  return `SELECT website_id, day, visitor, min(s) AS start, max(s) AS finish,
       count(*) FILTER (kind = 0) AS pageviews, arg_min(hour, s) AS hour,
       ${exits ? "arg_max(page, (s, page_text)) FILTER (kind = 0)" : "NULL"} AS exit_page
       ${attributes ? `, NOT bool_and(steady) AS mixed${held}, ${HOURS_MASK} AS hours` : ""}
-    FROM (${numbered}) e WHERE visit > 0
-    GROUP BY visitor, day, visit${matched === null ? "" : " HAVING bool_or(matched)"}`;
+    FROM (${numbered}) WHERE visit > 0
+    GROUP BY website_id, visitor, day, visit${matched === null ? "" : " HAVING bool_or(matched)"}`;
 }
 
 /**
@@ -234,7 +225,7 @@ function visitRowsSql(
 function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) => string): string {
   const exits = stat.dimension === "exit_page";
   const key = stat.dimension === "hour" ? "v.hour" : exits ? "v.exit_page" : "NULL";
-  const counted = `SELECT ${ONE_WEBSITE("v")}, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
+  const counted = `SELECT v.website_id, v.day, ${key} AS k, ${VISIT_MEASURES[stat.measure]} AS count
     FROM (${visits}) v GROUP BY ALL`;
   const day = `CAST(${date("day")} AS DATE)`;
   const value =
@@ -580,12 +571,12 @@ function filteredVisitorsSql(
   const place = ["country", "city", "continent"].includes(stat.dimension);
   const hour = stat.dimension === "hour";
   const key = hour ? "e.day_hours" : place ? "e.place" : `e.${stat.dimension}`;
-  let counted = `SELECT ${ONE_WEBSITE("e")}, e.day, ${key} AS k, count(*) AS count FROM day_visits e
+  let counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
     WHERE ${window.folded("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
   // By hour: the visitors' days counted by their hours of day (a few thousand sets), then
   // each set's count added to each of its hours.
   if (hour)
-    counted = `SELECT ${ONE_WEBSITE("c")}, c.day, h.k, sum(c.count) AS count
+    counted = `SELECT c.website_id, c.day, h.k, sum(c.count) AS count
       FROM (${counted}) c, (SELECT CAST(range AS UINTEGER) AS k FROM range(24)) h
       WHERE (c.k >> h.k) & 1 = 1 GROUP BY ALL`;
   // The same columns as statCountsSql: a place named here (each day's visitor has one).
