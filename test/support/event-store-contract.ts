@@ -887,7 +887,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
         // `zones`: the website's zone (read from its folds once folded) and others, counted
         // from raw events: in the first step, and after the change UTC (whose folds are then
         // out of date) and one zone over the days written again. (Each step asked another
-        // zone too, until each check was found to cost about 5 s of CI on every engine.)
+        // zone too, until each check was found to cost 3-5 s of CI on every engine.)
         const check = async (when: string, zones: readonly string[]) => {
           for (const zone of zones) {
             assert.deepEqual(
