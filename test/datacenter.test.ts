@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
-import SqliteDatabase from "better-sqlite3";
+import { DatabaseSync } from "@photostructure/sqlite";
 import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import { ManualClock } from "../src/clock.js";
 import { DATACENTER_NETWORKS } from "../src/enrich/datacenter-networks.js";
@@ -23,6 +23,7 @@ import {
 import { RelationalMetadataStore } from "../src/storage/relational/metadata-store.js";
 import { sqliteMigrations } from "../src/storage/relational/migrations/metadata-migrations.js";
 import type { Database } from "../src/storage/relational/schema.js";
+import { kyselySqliteDatabase } from "../src/storage/sqlite/sqlite-driver.js";
 import { storedEvents } from "./support/stored-events.js";
 import { createTestApp, type TestApp, tempDir } from "./support/test-app.js";
 
@@ -219,7 +220,9 @@ describe("exclude_datacenters on an existing store", () => {
     const dir = tempDir("analytics-datacenter-migration-");
     const store = new RelationalMetadataStore(
       new Kysely<Database>({
-        dialect: new SqliteDialect({ database: new SqliteDatabase(`${dir}/m.sqlite`) }),
+        dialect: new SqliteDialect({
+          database: kyselySqliteDatabase(new DatabaseSync(`${dir}/m.sqlite`), `${dir}/m.sqlite`),
+        }),
       }),
       { migrations: sqliteMigrations, uniqueViolation: () => null },
     );

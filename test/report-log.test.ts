@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
-import SqliteDatabase from "better-sqlite3";
+import { DatabaseSync } from "@photostructure/sqlite";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { loadConfig } from "../src/config.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
@@ -14,6 +14,7 @@ import type { MetadataStore } from "../src/storage/ports.js";
 import { RelationalMetadataStore } from "../src/storage/relational/metadata-store.js";
 import { sqliteMigrations } from "../src/storage/relational/migrations/metadata-migrations.js";
 import type { Database } from "../src/storage/relational/schema.js";
+import { kyselySqliteDatabase } from "../src/storage/sqlite/sqlite-driver.js";
 import { tempDir } from "./support/test-app.js";
 import { freshMetadata, type TestMetadata } from "./support/test-metadata.js";
 
@@ -143,7 +144,9 @@ describe("report log", () => {
     const dir = tempDir("analytics-migrations-");
     const open = (migrations: typeof sqliteMigrations) => {
       const db = new Kysely<Database>({
-        dialect: new SqliteDialect({ database: new SqliteDatabase(`${dir}/m.sqlite`) }),
+        dialect: new SqliteDialect({
+          database: kyselySqliteDatabase(new DatabaseSync(`${dir}/m.sqlite`), `${dir}/m.sqlite`),
+        }),
       });
       return new RelationalMetadataStore(db, { migrations, uniqueViolation: () => null });
     };

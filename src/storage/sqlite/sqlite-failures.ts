@@ -5,11 +5,45 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import type { SqliteDatabase, SqliteStatement } from "kysely";
-import { StoreUnavailableError } from "../../errors.js";
 
 /** Below this much free space, an I/O error is taken for a full disk (SQLite's -shm file alone needs 32 KiB). */
 const NEARLY_FULL_BYTES = 1024 * 1024;
+
+/** SQLite's extended result code of a UNIQUE constraint's failure (sqlite3.h). */
+export const SQLITE_CONSTRAINT_UNIQUE = 2067;
+/** Primary result codes (the low byte of an extended one) of a file SQLite cannot use. */
+const FILE_FAILURES: ReadonlyMap<number, string> = new Map([
+  [8, "SQLITE_READONLY"],
+  [10, "SQLITE_IOERR"],
+  [13, "SQLITE_FULL"],
+  [14, "SQLITE_CANTOPEN"],
+]);
+
+/**
+ * SQLite's own messages (sqlite3_errmsg) for the result codes told apart here. The driver's
+ * run(), get() and exec() give the code with the error; its all() and iterate() (1.x, the
+ * line that runs on Node.js 20) give the message alone, and an INSERT ... RETURNING runs
+ * through all().
+ */
+const CODES_OF_MESSAGES: readonly [RegExp, number][] = [
+  [/^UNIQUE constraint failed: /, SQLITE_CONSTRAINT_UNIQUE],
+  [/^database or disk is full/, 13],
+  [/^disk I\/O error/, 10],
+  [/^unable to open database file/, 14],
+  [/^attempt to write a readonly database/, 8],
+];
+
+/** The (extended) result code SQLite gave for this error, or null when it is not SQLite's. */
+export function sqliteResultCode(error: unknown): number | null {
+  const { code, errcode, message } = (error ?? {}) as {
+    code?: unknown;
+    errcode?: unknown;
+    message?: unknown;
+  };
+  if (typeof errcode === "number") return errcode;
+  if (code !== "ERR_SQLITE_ERROR" || typeof message !== "string") return null;
+  return CODES_OF_MESSAGES.find(([pattern]) => pattern.test(message))?.[1] ?? null;
+}
 
 /**
  * `No space left on device while opening /data/metadata.sqlite` when SQLite cannot use its
@@ -17,38 +51,12 @@ const NEARLY_FULL_BYTES = 1024 * 1024;
  * memory as an I/O error (SQLITE_IOERR_SHMSIZE), so the free space decides.
  */
 export function sqliteFileFailure(error: unknown, file: string, doing: string): string | null {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code !== "string" || !/^SQLITE_(FULL|IOERR|CANTOPEN|READONLY)/.test(code)) return null;
-  const full = code === "SQLITE_FULL" || freeBytes(path.dirname(file)) < NEARLY_FULL_BYTES;
-  const cause = full ? "No space left on device" : `${String(message)} (${code})`;
+  const code = sqliteResultCode(error);
+  const name = code === null ? undefined : FILE_FAILURES.get(code & 0xff);
+  if (code === null || name === undefined) return null;
+  const full = name === "SQLITE_FULL" || freeBytes(path.dirname(file)) < NEARLY_FULL_BYTES;
+  const cause = full ? "No space left on device" : `${String((error as Error).message)} (${name}, ${code})`;
   return `${cause} while ${doing} ${file}`;
-}
-
-/**
- * The database as Kysely uses it, with every statement's file failures turned into
- * StoreUnavailableError (its message reaches API clients: the file stays in the cause).
- */
-export function failureTranslating(database: SqliteDatabase, file: string): SqliteDatabase {
-  const translated = <T>(work: () => T): T => {
-    try {
-      return work();
-    } catch (error) {
-      if (!sqliteFileFailure(error, file, "using")) throw error;
-      throw new StoreUnavailableError("The metadata store cannot write for now.", { cause: error });
-    }
-  };
-  return {
-    close: () => database.close(),
-    prepare(sql: string): SqliteStatement {
-      const statement = translated(() => database.prepare(sql));
-      return {
-        reader: statement.reader,
-        all: (parameters) => translated(() => statement.all(parameters)),
-        run: (parameters) => translated(() => statement.run(parameters)),
-        iterate: (parameters) => translated(() => statement.iterate(parameters)),
-      };
-    },
-  };
 }
 
 function freeBytes(directory: string): number {

@@ -1,0 +1,34 @@
+// The SQLite driver (node:sqlite's API, from @photostructure/sqlite) in the shape Kysely's
+// SQLite dialect drives, with every statement's file failures (a full disk, an I/O error)
+// turned into StoreUnavailableError, whose message reaches API clients (the file stays in
+// the cause).
+
+import type { DatabaseSyncInstance } from "@photostructure/sqlite";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
+import { StoreUnavailableError } from "../../errors.js";
+import { sqliteFileFailure } from "./sqlite-failures.js";
+
+/** `database` as Kysely's SqliteDialect uses it; closing this closes `database`. */
+export function kyselySqliteDatabase(database: DatabaseSyncInstance, file: string): SqliteDatabase {
+  const translated = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (!sqliteFileFailure(error, file, "using")) throw error;
+      throw new StoreUnavailableError("The metadata store cannot write for now.", { cause: error });
+    }
+  };
+  return {
+    close: () => database.close(),
+    prepare(sql: string): SqliteStatement {
+      const statement = translated(() => database.prepare(sql));
+      return {
+        // A statement that gives columns gives rows (a SELECT, an INSERT ... RETURNING).
+        reader: statement.columns().length > 0,
+        all: (parameters) => translated(() => statement.all(...parameters)),
+        run: (parameters) => translated(() => statement.run(...parameters)),
+        iterate: (parameters) => translated(() => statement.iterate(...parameters)),
+      };
+    },
+  };
+}
