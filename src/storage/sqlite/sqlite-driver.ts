@@ -19,7 +19,18 @@ export function kyselySqliteDatabase(database: DatabaseSyncInstance, file: strin
     }
   };
   return {
-    close: () => database.close(),
+    close() {
+      // The driver's 1.x line (the one for Node.js 20) leaves Kysely's statements unfinalized
+      // at close, so SQLite keeps the connection until they are collected and skips the
+      // checkpoint it does on closing: done here, without waiting for other processes'
+      // readers, so that metadata.sqlite alone holds every write once the store is closed
+      // (a copy of that file is a whole copy). A failed one leaves the log, which SQLite
+      // replays on the next open.
+      try {
+        database.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      } catch {}
+      database.close();
+    },
     prepare(sql: string): SqliteStatement {
       const statement = translated(() => database.prepare(sql));
       return {
