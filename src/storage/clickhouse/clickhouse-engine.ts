@@ -1,10 +1,11 @@
 // The ClickHouse engine as open-storage.ts sees it: chosen by ANALYTICS_CLICKHOUSE_URL, one
 // server or a cluster's nodes (several need the cluster's name, as inserts and reads go
 // through Distributed tables). Any number of processes may open it; nothing in the data directory.
+// The store (and the ClickHouse client) is loaded when opened, not with this module
+// (see open-storage.ts).
 
 import { ConfigError } from "../../config.js";
 import type { EventEngine } from "../event-engine.js";
-import { ClickHouseEventStore } from "./clickhouse-event-store.js";
 
 export const clickHouseEngine: EventEngine = {
   chosenBy(config) {
@@ -23,6 +24,7 @@ export const clickHouseEngine: EventEngine = {
         "ANALYTICS_CLICKHOUSE_URL lists several nodes: set ANALYTICS_CLICKHOUSE_CLUSTER to their cluster's name.",
       );
     }
+    const { ClickHouseEventStore } = await import("./clickhouse-event-store.js");
     const store = new ClickHouseEventStore(
       { urls, cluster: config.clickhouseCluster },
       { clock: options.clock },

@@ -1,12 +1,13 @@
 // The embedded engine as open-storage.ts sees it: one DuckDB file in the data directory
 // that one process may open. A server opens it again after a fatal error, and serves it to
-// the commands run beside it through its control socket (store-socket.ts).
+// the commands run beside it through its control socket (store-socket.ts). The store (and
+// DuckDB's driver) is loaded when first opened, not with this module (see
+// open-storage.ts).
 
 import type { Config } from "../../config.js";
 import type { EngineOptions, EventEngine } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import { openFailure } from "./duckdb-errors.js";
-import { DuckDbEventStore } from "./duckdb-event-store.js";
 import { RemoteEventStore } from "./remote-event-store.js";
 import { serveStoreSocket, storeSocketPath } from "./store-socket.js";
 
@@ -18,7 +19,7 @@ export const duckDbEngine: EventEngine = {
 
   async open(config, options = {}) {
     try {
-      return await DuckDbEventStore.open(config.dataDir, options);
+      return await (await store()).open(config.dataDir, options);
     } catch (error) {
       throw openFailure(error, config.dataDir);
     }
@@ -31,7 +32,7 @@ export const duckDbEngine: EventEngine = {
    * failed.
    */
   async reopen(config: Config, options: EngineOptions): Promise<EventStore> {
-    const fresh = await DuckDbEventStore.open(config.dataDir, options);
+    const fresh = await (await store()).open(config.dataDir, options);
     try {
       await fresh.migrate();
       await fresh.checkpoint();
@@ -51,3 +52,7 @@ export const duckDbEngine: EventEngine = {
 
   dataFiles: ["events.duckdb", "events.duckdb.wal", "events.sock"],
 };
+
+async function store() {
+  return (await import("./duckdb-event-store.js")).DuckDbEventStore;
+}

@@ -1,8 +1,11 @@
 // Opens the PostgreSQL metadata store: a node-postgres pool behind Kysely's PostgresDialect,
 // serving the same repositories as SQLite. Any number of server processes can share it.
+// node-postgres is loaded when a store is opened, not with this module: every command
+// imports it, and most never use PostgreSQL (see open-storage.ts).
 
+import { createRequire } from "node:module";
 import { type DatabaseIntrospector, Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import type pgModule from "pg";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
 import { postgresMigrations } from "../relational/migrations/metadata-migrations.js";
 import type { Database } from "../relational/schema.js";
@@ -14,6 +17,7 @@ const POOL_SIZE = 10;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 export function openPostgresMetadataStore(url: string): RelationalMetadataStore {
+  const pg = createRequire(import.meta.url)("pg") as typeof pgModule;
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
