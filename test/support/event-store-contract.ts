@@ -995,6 +995,19 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
   });
 }
 
+/**
+ * The questions asked of the random events: every variant over the month, every row and a
+ * page from an offset over the other windows. Nothing is folded in these stores (no
+ * upkeep runs), so a variant adds the same clauses whatever the window; all six over all
+ * five windows took about 115 s of CI across three engines.
+ */
+async function randomAnswers(ask: Asker, websiteId: number): Promise<Record<string, StatsPage | DayCounts>> {
+  return {
+    ...(await answers(ask, websiteId, WINDOWS.slice(0, 1))),
+    ...(await answers(ask, websiteId, WINDOWS.slice(1), SOME_VARIANTS)),
+  };
+}
+
 /** The same random events in every available engine, against the catalog's definitions and each other. */
 export function describeSameRandomEvents(): void {
   describe("the same random events in every engine", () => {
@@ -1011,7 +1024,7 @@ export function describeSameRandomEvents(): void {
       for (const [engine, { store }] of stores) {
         const result: Record<string, StatsPage | DayCounts> = {};
         for (const websiteId of RANDOM_SITES) {
-          for (const [key, page] of Object.entries(await answers(store, websiteId))) {
+          for (const [key, page] of Object.entries(await randomAnswers(store, websiteId))) {
             result[`${websiteId} ${key}`] = page;
           }
         }
@@ -1025,7 +1038,7 @@ export function describeSameRandomEvents(): void {
     it("give in each engine every statistic as the catalog defines it, over every window", async () => {
       const expected: Record<string, StatsPage | DayCounts> = {};
       for (const websiteId of RANDOM_SITES) {
-        for (const [key, page] of Object.entries(await answers(reference(sent), websiteId))) {
+        for (const [key, page] of Object.entries(await randomAnswers(reference(sent), websiteId))) {
           expected[`${websiteId} ${key}`] = page;
         }
       }
