@@ -115,6 +115,9 @@ describe("events API", () => {
       event({ website_id: otherWebsiteId }),
       event({ website_id: 999_999, ip: "999.1.1.1" }),
       event({ ts: "2026-05-11T08:00:00Z" }),
+      // Before 1970: the stores count days from it (such an event once broke every fold).
+      event({ ts: "1969-12-31T23:59:59Z" }),
+      event({ ts: "0001-01-01T00:00:00Z" }),
     ]);
     assert.equal(semantic.statusCode, 422);
     assert.deepEqual(semantic.json().message, {
@@ -123,6 +126,8 @@ describe("events API", () => {
       "events.3.website_id": ["The website id does not name one of your websites."],
       "events.3.ip": ["The ip must be an IPv4 or IPv6 address."],
       "events.4.ts": ["The ts must not be in the future."],
+      "events.5.ts": ["The ts must not be before 1970-01-01."],
+      "events.6.ts": ["The ts must not be before 1970-01-01."],
     });
     assert.equal(await t.container.events.countEvents(websiteId), before);
     // A bad event long after good ones, which the import thread has screened by then.

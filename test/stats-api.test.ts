@@ -565,6 +565,35 @@ describe("statistics errors", () => {
       assert.equal(response.code, 422, bad);
     }
     assert.equal((await status(`/api/v1/stats/${id}?name=page&from=2024-02-29&to=2024-02-29`)).code, 200);
+    // Real dates outside 1970-01-01..9000-12-31 (the stores count days from 1970, and a
+    // period before a range must stay within four-digit years): a 422, never a 500.
+    const outside = "must be a date from 1970-01-01 to 9000-12-31.";
+    for (const [from, to, field] of [
+      ["2026-11-27", "9999-12-31", "to"],
+      ["1000-01-01", "2026-01-02", "from"],
+      ["0001-01-01", "2026-01-02", "from"],
+      ["1969-12-31", "2026-01-02", "from"],
+    ] as const) {
+      for (const path of [`?name=page&`, "/totals?", "/timeseries?interval=month&"]) {
+        const response = await status(`/api/v1/stats/${id}${path}from=${from}&to=${to}`);
+        assert.equal(response.code, 422, `${path} ${from}..${to}`);
+        assert.deepEqual(response.body.message[field], [`The ${field} ${outside}`], `${path} ${from}..${to}`);
+      }
+    }
+    assert.equal(
+      (await status(`/api/v1/stats/${id}/totals?from=1970-01-01&to=9000-12-31&compare=none`)).code,
+      200,
+    );
+    // A compared range that would start before 1970 is refused, not given with a date like -000027-12.
+    for (const compare of ["previous", "year"]) {
+      const response = await status(
+        `/api/v1/stats/${id}/totals?from=1970-01-01&to=2026-01-02&compare=${compare}`,
+      );
+      assert.equal(response.code, 422, compare);
+      assert.deepEqual(response.body.message, {
+        compare: ["The compared range would start before 1970-01-01, where no statistics are."],
+      });
+    }
   });
 
   it("names a filter it cannot read, and what is allowed", async () => {

@@ -11,6 +11,7 @@
 import { isIP } from "node:net";
 import type { Clock } from "../clock.js";
 import type { FieldErrors } from "../errors.js";
+import { EARLIEST_DAY } from "../stats/day-rule.js";
 import { zoneRule } from "../stats/time-zone.js";
 import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
@@ -201,6 +202,10 @@ function check(
     ts = instant;
     if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
     else if (ts > latest) fail("ts", "The ts must not be in the future.");
+    // Days are counted from 1970 everywhere (the stores' day numbers are unsigned), as the
+    // statistics' ranges start there (day-rule.ts).
+    else if (ts < Date.parse(`${EARLIEST_DAY}T00:00:00Z`))
+      fail("ts", `The ts must not be before ${EARLIEST_DAY}.`);
   }
   const url = valid("page") ? parsePageUrl(event.page) : null;
   if (valid("page") && !url) fail("page", "The page must be an absolute http or https URL.");

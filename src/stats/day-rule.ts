@@ -1,11 +1,22 @@
-// Dates of the statistics range: YYYY-MM-DD naming a real calendar day (UTC), and the
-// arithmetic of such days.
+// Dates of the statistics range: YYYY-MM-DD naming a real calendar day (UTC) from
+// EARLIEST_DAY to LATEST_DAY, and the arithmetic of such days.
 
 import { accept, type RuleResult, reject } from "../field-rule.js";
+
+/**
+ * The days a range may name (the API's, the pages', the CLI's): no event is older than
+ * 1970 (an event's time is refused before it), and a range and the period before it stay
+ * within four-digit years (the engines' date types and YYYY-MM-DD both need them).
+ */
+export const EARLIEST_DAY = "1970-01-01";
+export const LATEST_DAY = "9000-12-31";
 
 export function parseDay(raw: string, label: string): RuleResult {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
   if (match) {
+    // Compared as text (fixed width), before Date.UTC, which reads years 0-99 as 1900-1999.
+    if (raw < EARLIEST_DAY || raw > LATEST_DAY)
+      return reject(`The ${label} must be a date from ${EARLIEST_DAY} to ${LATEST_DAY}.`);
     const [, year, month, day] = match.map(Number) as [number, number, number, number];
     const date = new Date(Date.UTC(year, month - 1, day));
     if (date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day) {

@@ -7,7 +7,7 @@
 
 import { ValidationError } from "../errors.js";
 import { RATIOS, ratioValue, type StatName, statByName } from "./catalog.js";
-import { addDays, daysBetween } from "./day-rule.js";
+import { addDays, daysBetween, EARLIEST_DAY } from "./day-rule.js";
 import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
 
 export const COMPARISONS = ["previous", "year", "range", "none"] as const;
@@ -98,15 +98,15 @@ export class TotalsService {
 }
 
 /** The range compared with, or null for none; a ValidationError for an incomplete custom one. */
-function comparedRange(request: TotalsRequest): { from: string; to: string } | null {
+export function comparedRange(request: TotalsRequest): { from: string; to: string } | null {
   const { from, to } = request;
   switch (request.compare) {
     case "none":
       return null;
     case "previous":
-      return periodBefore(from, to);
+      return fromEarliestDay(periodBefore(from, to));
     case "year":
-      return { from: yearBefore(from), to: yearBefore(to) };
+      return fromEarliestDay({ from: yearBefore(from), to: yearBefore(to) });
     case "range": {
       const missing: Record<string, string[]> = {};
       if (!request.compareFrom)
@@ -120,9 +120,24 @@ function comparedRange(request: TotalsRequest): { from: string; to: string } | n
           "The compare to must be a date after or equal to compare from.",
         );
       }
-      return { from: request.compareFrom as string, to: request.compareTo as string };
+      return fromEarliestDay({ from: request.compareFrom as string, to: request.compareTo as string });
     }
   }
+}
+
+/**
+ * `range`, when it starts on a day a range may name (day-rule.ts): one before 1970 holds no
+ * events, and far enough back it has no YYYY-MM-DD (a range from 1970 to 9000 has a
+ * period before it starting in year -5061).
+ */
+function fromEarliestDay(range: { from: string; to: string }): { from: string; to: string } {
+  if (range.from < EARLIEST_DAY) {
+    throw ValidationError.single(
+      "compare",
+      `The compared range would start before ${EARLIEST_DAY}, where no statistics are.`,
+    );
+  }
+  return range;
 }
 
 /** The days of the same number just before `from`..`to`. */
