@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { campaignOf, pageValue, parsePageUrl, websiteHost } from "../src/ingest/page-url.js";
+import { campaignOf, cut, pageValue, parsePageUrl, websiteHost } from "../src/ingest/page-url.js";
 
 const SITE = { excludedParams: null, stripQuery: false };
 
@@ -18,6 +18,16 @@ describe("page URLs", () => {
     assert.equal(websiteHost(url as NonNullable<typeof url>), "shop.example");
     assert.equal(pageValue(url as NonNullable<typeof url>, SITE), "/cart?utm_campaign=%20spring%20&x=1");
     assert.equal(campaignOf(url as NonNullable<typeof url>), "spring");
+  });
+
+  it("keeps control characters out of what it stores: escaped in a path, dropped elsewhere", () => {
+    const url = parsePageUrl(
+      "https://shop.example/nul\u0000x/%01tab%09?utm_campaign=spr%00ing%0A",
+    ) as NonNullable<ReturnType<typeof parsePageUrl>>;
+    assert.equal(pageValue(url, { ...SITE, stripQuery: true }), "/nul%00x/%01tab%09");
+    assert.equal(campaignOf(url), "spring");
+    assert.equal(cut("a\u0000b\u001fc\u007fd\te\nf"), "abcdef");
+    assert.equal(cut(`\u0000${"x".repeat(300)}`).length, 255, "cut after the characters are dropped");
   });
 
   it("is null for what is not an absolute http(s) page URL", () => {

@@ -54,8 +54,19 @@ export function campaignOf(url: PageUrl): string {
   return cut(new URLSearchParams(url.search).get("utm_campaign")?.trim() ?? "", MAX_VALUE_LENGTH);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROLS = /[\u0000-\u001f\u007f]/g;
+
+/**
+ * A text value as stored (a campaign, referrer, browser, place, event name...): without
+ * control characters, which no page shows and which would reach the dashboard's HTML and
+ * the CSV downloads as they are (a NUL did), and at most `max` long.
+ */
 export function cut(value: string, max: number = MAX_VALUE_LENGTH): string {
-  return value.length > max ? value.slice(0, max) : value;
+  const shown = CONTROL.test(value) ? value.replace(CONTROLS, "") : value;
+  return shown.length > max ? shown.slice(0, max) : shown;
 }
 
 /** The query string without excluded parameters, otherwise exactly as sent. */
@@ -72,7 +83,9 @@ function keptQuery(search: string, excluded: ReadonlySet<string> | null): string
 function readablePath(pathname: string): string {
   if (!pathname.includes("%")) return pathname; // nothing to decode; decodeURI would still scan and copy it
   try {
-    return decodeURI(pathname);
+    const decoded = decodeURI(pathname);
+    // A control character stays escaped (/a%00b), as the path named it, rather than raw.
+    return CONTROL.test(decoded) ? decoded.replace(CONTROLS, encodeURIComponent) : decoded;
   } catch {
     return pathname;
   }
