@@ -20,6 +20,18 @@ describe("time zones", () => {
   it("accepts IANA names in their canonical spelling and refuses anything else", () => {
     assert.deepEqual(parseTimeZone("europe/berlin", "timezone"), { ok: true, value: "Europe/Berlin" });
     assert.deepEqual(parseTimeZone("UTC", "timezone"), { ok: true, value: "UTC" });
+    // Names newer than Intl's list, given in any case, spelt as the database spells them;
+    // an old name Intl lists stays as given.
+    for (const [given, stored] of [
+      ["asia/kolkata", "Asia/Kolkata"],
+      ["EUROPE/KYIV", "Europe/Kyiv"],
+      ["asia/ho_chi_minh", "Asia/Ho_Chi_Minh"],
+      ["america/argentina/buenos_aires", "America/Argentina/Buenos_Aires"],
+      ["us/eastern", "US/Eastern"],
+      ["asia/calcutta", "Asia/Calcutta"],
+    ]) {
+      assert.deepEqual(parseTimeZone(given as string, "timezone"), { ok: true, value: stored }, given);
+    }
     for (const bad of ["Mars/Olympus", "+05:00", "", "UTC+1", "Europe/Berlin; DROP TABLE", "../etc"]) {
       const result = parseTimeZone(bad, "timezone");
       assert.equal(result.ok, false, bad);

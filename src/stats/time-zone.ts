@@ -8,6 +8,7 @@
 // a daylight-saving day has 23 or 25 hours; its events are the instants from the first one
 // showing that date to the first one showing the next.
 
+import { createRequire } from "node:module";
 import { accept, type RuleResult, reject } from "../field-rule.js";
 
 export const DEFAULT_TIME_ZONE = "UTC";
@@ -22,13 +23,29 @@ export interface OffsetSegment {
   offset: number;
 }
 
-/** Intl's zone names by their lowercase form, to spell a name given in any case as listed. */
+/** Zone names by their lowercase form, to spell a name given in any case as the database does. */
 let listedZones: Map<string, string> | null = null;
 
 /**
- * The time zone setting: an IANA name Intl knows, spelt as Intl lists it when it does
- * (europe/berlin is Europe/Berlin), else as given: Node's list keeps some old names
- * (Asia/Calcutta), and a newer one given (Asia/Kolkata) is kept rather than replaced.
+ * Every zone name as the IANA database spells it: Intl's list, which keeps some old names
+ * (Asia/Calcutta, Europe/Kiev), and @vvo/tzdb's current names with the old ones they
+ * replace (Asia/Kolkata, Europe/Kyiv, US/Eastern), so `asia/kolkata` is stored as
+ * Asia/Kolkata rather than as typed. Loaded on the first zone checked.
+ */
+function zoneSpellings(): Map<string, string> {
+  const tzdb = createRequire(import.meta.url)("@vvo/tzdb") as typeof import("@vvo/tzdb");
+  const names = [
+    ...Intl.supportedValuesOf("timeZone"),
+    DEFAULT_TIME_ZONE,
+    ...tzdb.getTimeZones({ includeUtc: true }).flatMap((zone) => [zone.name, ...zone.group]),
+  ];
+  return new Map(names.map((name) => [name.toLowerCase(), name]));
+}
+
+/**
+ * The time zone setting: an IANA name Intl knows, spelt as the database spells it
+ * (europe/berlin is Europe/Berlin, asia/kolkata Asia/Kolkata), else as given. A newer name
+ * (Asia/Kolkata) is kept rather than replaced by the old one Node's Intl still lists.
  */
 export function parseTimeZone(raw: string, label: string): RuleResult {
   // Intl also takes "+05:00" on newer releases: only names, so what is stored is a zone
@@ -36,9 +53,7 @@ export function parseTimeZone(raw: string, label: string): RuleResult {
   if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(raw)) {
     try {
       new Intl.DateTimeFormat("en-US", { timeZone: raw });
-      listedZones ??= new Map(
-        [...Intl.supportedValuesOf("timeZone"), DEFAULT_TIME_ZONE].map((name) => [name.toLowerCase(), name]),
-      );
+      listedZones ??= zoneSpellings();
       return accept(listedZones.get(raw.toLowerCase()) ?? raw);
     } catch {
       // not a zone: the message below
