@@ -104,7 +104,7 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
-        description: `Always answers 202 with an empty body. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
+        description: `Answers 202 with an empty body (413 to a body over 16 KB). A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
         consumes: ["application/json", "text/plain"],
         body: EventPayload,
         response: { 202: Type.Null({ description: "Accepted (or dropped, see X-Analytics-Dropped)." }) },
