@@ -269,6 +269,73 @@ describe("analytics CLI", () => {
     }
   });
 
+  it("refuses a data directory that is a file or lies under one, in one line, for every command", () => {
+    const parent = tempDir("analytics-cli-file-");
+    const file = path.join(parent, "not-a-dir");
+    fs.writeFileSync(file, "");
+    const commands = [
+      ["serve", "--port", "0"],
+      ["migrate"],
+      ["users", "create", "--email", "a@b.co"],
+      ["keys", "rotate", "--email", "a@b.co"],
+      ["aggregates", "rebuild"],
+      ["reports", "send", "--dry-run"],
+      ["export"],
+      ["import", "--file", file],
+      ["metadata", "copy", "--to", path.join(parent, "copy")],
+    ];
+    try {
+      for (const command of commands) {
+        const isFile = cli([...command, "--data-dir", file]);
+        assert.equal(isFile.status, 2, `${command.join(" ")}: ${isFile.stderr}`);
+        assert.equal(
+          isFile.stderr,
+          `The data directory ${file} is a file, not a directory.\n`,
+          command.join(" "),
+        );
+        const under = cli([...command, "--data-dir", path.join(file, "data")]);
+        assert.equal(under.status, 2, `${command.join(" ")}: ${under.stderr}`);
+        assert.equal(
+          under.stderr,
+          `The data directory ${path.join(file, "data")} cannot be created: ${file} is a file, not a directory.\n`,
+          command.join(" "),
+        );
+      }
+      assert.deepEqual(fs.readdirSync(parent), ["not-a-dir"], "nothing was created");
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a data directory it may not create or write, in one line", {
+    skip: process.getuid?.() === 0 ? "root may write any directory" : false,
+  }, () => {
+    const parent = tempDir("analytics-cli-locked-");
+    const locked = path.join(parent, "locked");
+    fs.mkdirSync(locked, { mode: 0o500 });
+    const existing = path.join(parent, "existing");
+    fs.mkdirSync(existing, { mode: 0o500 });
+    try {
+      const inLocked = path.join(locked, "data");
+      const create = cli(["migrate", "--data-dir", inLocked]);
+      assert.equal(create.status, 2, create.stderr);
+      assert.equal(
+        create.stderr,
+        `The data directory ${inLocked} cannot be created: ${locked} is not writable by this user.\n`,
+      );
+      const write = cli(["users", "create", "--email", "a@b.co", "--data-dir", existing]);
+      assert.equal(write.status, 2, write.stderr);
+      assert.equal(
+        write.stderr,
+        `The data directory ${existing} is not readable and writable by this user.\n`,
+      );
+    } finally {
+      fs.chmodSync(locked, 0o700);
+      fs.chmodSync(existing, 0o700);
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
   it("refuses to rebuild a website that does not exist, naming it", () => {
     const missing = cli(["aggregates", "rebuild", "--website", "999", "--data-dir", dataDir]);
     assert.equal(missing.status, 1, missing.stdout);

@@ -3,6 +3,7 @@
 
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { type Config, loadConfig } from "../config.js";
+import { checkDataDir } from "./data-dir-check.js";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -22,11 +23,16 @@ export function parseCommand(args: string[], options: Options) {
   }
 }
 
-/** The configuration with the command's flags over the environment. */
+/**
+ * The configuration with the command's flags over the environment. Every command starts
+ * here, so this is where a data directory no store could use is refused (a ConfigError).
+ */
 export function configFrom(values: Record<string, string | boolean | undefined>): Config {
   const flags: Record<string, string> = {};
   for (const [name, value] of Object.entries(values)) if (typeof value === "string") flags[name] = value;
-  return loadConfig(process.env, flags);
+  const config = loadConfig(process.env, flags);
+  checkDataDir(config);
+  return config;
 }
 
 export function requireString(values: Record<string, string | boolean | undefined>, name: string): string {
