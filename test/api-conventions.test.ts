@@ -161,6 +161,43 @@ describe("errors of the API scope", () => {
     assert.equal(response.json().status, 415);
   });
 
+  it("answers 415 for plain text, or any type but form and JSON, on every route that takes a body", async () => {
+    // An administrator, so POST /api/v1/users reads its body too.
+    const admin = (await t.container.users.create({ email: "types-admin@example.org", admin: true })).apiKey;
+    const made = await t.call(admin, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "types.example" },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const id = made.json().data.id as number;
+    const routes = [
+      { method: "POST" as const, url: "/api/v1/websites" },
+      { method: "PUT" as const, url: `/api/v1/websites/${id}` },
+      { method: "POST" as const, url: "/api/v1/events" },
+      { method: "POST" as const, url: "/api/v1/users" },
+    ];
+    const bodies = [
+      { type: "text/plain", payload: "domain=x.example" },
+      { type: "text/plain; charset=utf-8", payload: '{"privacy":0}' },
+      { type: "text/csv", payload: "domain\nx.example" },
+      { type: "application/octet-stream", payload: '{"privacy":0}' },
+    ];
+    for (const route of routes) {
+      for (const { type, payload } of bodies) {
+        const response = await t.app.inject({
+          ...route,
+          headers: { authorization: `Bearer ${admin}`, "content-type": type },
+          payload,
+        });
+        const what = `${route.method} ${route.url} ${type}`;
+        assert.equal(response.statusCode, 415, `${what}: ${response.body}`);
+        assert.equal(response.json().status, 415, what);
+        assert.equal(typeof response.json().message, "string", what);
+      }
+    }
+  });
+
   it("answers 413 for a huge body", async () => {
     const response = await t.call(key, {
       method: "POST",

@@ -228,10 +228,14 @@ describe("events API", () => {
       assert.equal(response.statusCode, 400, payload);
       assert.deepEqual(response.json(), framework.json(), payload);
     }
-    // Another content type is read by its own parser and checked all the same.
+    // Plain text is not read at all, as on every route; a form is read by its own parser
+    // and checked all the same.
     const text = await raw("/api/v1/events", "hello", "text/plain");
-    assert.equal(text.statusCode, 422);
-    assert.deepEqual(text.json().message, { body: ["The body must be an object."] });
+    assert.equal(text.statusCode, 415);
+    assert.deepEqual(text.json(), (await raw("/api/v1/websites", "hello", "text/plain")).json());
+    const form = await raw("/api/v1/events", "events=1", "application/x-www-form-urlencoded");
+    assert.equal(form.statusCode, 422);
+    assert.deepEqual(form.json().message, { events: ["The events must be a list."] });
   });
 
   it("hashes today's visitors as the collection endpoint does", async () => {

@@ -50,6 +50,11 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     errorResponseBuilder: () => ({ statusCode: 429, message: "Too Many Attempts." }),
   });
   scope.addHook("onRequest", scope.rateLimit());
+  // The API reads forms and JSON alone (README's errors table: anything else is a 415).
+  // Fastify also parses text/plain by default, into a string the schemas then refused as
+  // "The body must be an object." (422); the collection endpoint keeps reading it, as
+  // sendBeacon sends it, in its own scope (collect-routes.ts).
+  scope.removeContentTypeParser("text/plain");
   const authenticate = authenticateHook(options.keys);
   scope.addHook("onRequest", async (request) => {
     if (!request.is404) await authenticate(request);

@@ -44,7 +44,7 @@ export async function eventRoutes(scope: FastifyInstance, options: { importer: E
     },
     async (request, reply) => {
       const raw: unknown = request.body;
-      // Other content types (a form, plain text) were parsed as usual: checked as JSON all the same.
+      // A form was parsed as usual: checked as JSON all the same.
       const body = Buffer.isBuffer(raw) ? raw : Buffer.from(JSON.stringify(raw ?? null));
       try {
         const result = await options.importer.importBody(currentUser(request).id, body);
