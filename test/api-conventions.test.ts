@@ -137,7 +137,7 @@ describe("errors of the API scope", () => {
   });
 
   it("answers 400 for a body that is not valid JSON", async () => {
-    for (const payload of ['{"domain":', "{'domain': 1}", '{"__proto__": {"x": 1}}']) {
+    for (const payload of ['{"domain":', "{'domain': 1}", "\ufeff"]) {
       const response = await t.app.inject({
         method: "POST",
         url: "/api/v1/websites",
@@ -148,6 +148,54 @@ describe("errors of the API scope", () => {
       assert.equal(response.json().status, 400);
       assert.equal(typeof response.json().message, "string");
     }
+  });
+
+  it("answers 400 naming the refused key for valid JSON with __proto__ or constructor.prototype", async () => {
+    const admin = (await t.container.users.create({ email: "proto-admin@example.org", admin: true })).apiKey;
+    const made = await t.call(admin, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "proto.example" },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const id = made.json().data.id as number;
+    const routes = [
+      { method: "POST" as const, url: "/api/v1/websites" },
+      { method: "PUT" as const, url: `/api/v1/websites/${id}` },
+      { method: "POST" as const, url: "/api/v1/events" },
+      { method: "POST" as const, url: "/api/v1/users" },
+    ];
+    const poisoned = [
+      '{"__proto__":{"admin":1}}',
+      '{"domain":"p.example","nested":[{"\\u005f_proto__":{}}]}',
+      '{"constructor":{"prototype":{"admin":1}}}',
+    ];
+    for (const route of routes) {
+      for (const payload of poisoned) {
+        const response = await t.app.inject({
+          ...route,
+          headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+          payload,
+        });
+        assert.deepEqual(
+          response.json(),
+          {
+            message:
+              "The body must not contain a __proto__ key, nor a constructor key holding a prototype key.",
+            status: 400,
+          },
+          `${route.method} ${route.url} ${payload}`,
+        );
+        assert.equal(response.statusCode, 400);
+      }
+    }
+    // A constructor key that holds no prototype is an ordinary unknown field.
+    const plain = await t.call(admin, {
+      method: "PUT",
+      url: `/api/v1/websites/${id}`,
+      json: { constructor: "x", privacy: 0 },
+    });
+    assert.equal(plain.statusCode, 200, plain.body);
   });
 
   it("answers 415 for a body type it does not read", async () => {

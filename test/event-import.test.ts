@@ -214,7 +214,7 @@ describe("events API", () => {
         headers: { authorization: `Bearer ${key}`, "content-type": contentType },
         payload,
       });
-    // Not JSON, empty, or poisoned: the framework's own 400 on a JSON route it reads itself.
+    // Not JSON, empty, or poisoned: the 400 of a JSON route read on the request's thread.
     const poisoned = [
       '{"__proto__": {"admin": true}, "events": []}',
       '{"\\u005f_proto__": {"admin": true}, "events": []}',

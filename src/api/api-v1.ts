@@ -15,7 +15,8 @@ import type { TotalsService } from "../stats/totals.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
 import { eventRoutes } from "./event-routes.js";
-import { sendError } from "./http-errors.js";
+import { jsonBodyError, sendError } from "./http-errors.js";
+import { parseJsonBody } from "./json-body.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
 import { RouteTable } from "./route-table.js";
 import { statsRoutes } from "./stats-routes.js";
@@ -55,6 +56,13 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
   // "The body must be an object." (422); the collection endpoint keeps reading it, as
   // sendBeacon sends it, in its own scope (collect-routes.ts).
   scope.removeContentTypeParser("text/plain");
+  // JSON as the framework reads it, but a poisoning key refused for what it is (json-body.ts).
+  scope.removeContentTypeParser("application/json");
+  scope.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const parsed = parseJsonBody(body as string);
+    if ("problem" in parsed) done(jsonBodyError(parsed.problem), undefined);
+    else done(null, parsed.value);
+  });
   const authenticate = authenticateHook(options.keys);
   scope.addHook("onRequest", async (request) => {
     if (!request.is404) await authenticate(request);

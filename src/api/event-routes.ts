@@ -4,12 +4,13 @@
 // body and is checked there, with the same options and errors as every other route's.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { errorCodes, type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { EventImporter } from "../ingest/event-importer.js";
 import { IMPORT_DROP_REASONS } from "../ingest/hit.js";
 import { ImportBodyError } from "../ingest/import-threads.js";
 import { currentUser } from "./authenticate.js";
+import { jsonBodyError } from "./http-errors.js";
 import { ImportBody, type ImportBodyProblem } from "./import-body.js";
 import { COMMON_ERRORS, ValidationErrorBody } from "./schema-types.js";
 
@@ -57,17 +58,11 @@ export async function eventRoutes(scope: FastifyInstance, options: { importer: E
   );
 }
 
-/** The error the framework raises for the same body read by its own parser and validator. */
+/** The error another route raises for the same body read by its parser and validator. */
 function asFrameworkError(problem: ImportBodyProblem): Error {
-  switch (problem.kind) {
-    case "empty":
-      return new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
-    case "not_json":
-      return new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
-    case "schema":
-      return Object.assign(new Error("body is invalid"), {
-        validation: problem.validation,
-        validationContext: "body",
-      });
-  }
+  if (problem.kind !== "schema") return jsonBodyError(problem.kind);
+  return Object.assign(new Error("body is invalid"), {
+    validation: problem.validation,
+    validationContext: "body",
+  });
 }

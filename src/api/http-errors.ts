@@ -2,8 +2,9 @@
 // anything thrown during a request into the contract's error body. Nothing a client sends
 // becomes a 500; a real 500 says only "Server Error" and logs the cause.
 
-import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
 import { AppError, type ErrorCode, ValidationError } from "../errors.js";
+import type { JsonBodyProblem } from "./json-body.js";
 import { fieldErrorsFromAjv } from "./validation-messages.js";
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -33,6 +34,24 @@ const FIXED_MESSAGES: Partial<Record<ErrorCode, string>> = {
 const CODE_BY_STATUS = new Map(
   Object.entries(HTTP_STATUS).map(([code, status]) => [status, code as ErrorCode]),
 );
+
+/**
+ * What a refused JSON body is answered with: the framework's own errors for an empty body and
+ * for text that is not JSON (400), and a 400 saying which keys are refused in valid JSON.
+ */
+export function jsonBodyError(problem: JsonBodyProblem): Error {
+  switch (problem) {
+    case "empty":
+      return new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
+    case "not_json":
+      return new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+    case "forbidden_key":
+      return new AppError(
+        "bad_request",
+        "The body must not contain a __proto__ key, nor a constructor key holding a prototype key.",
+      );
+  }
+}
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message?: string): FastifyReply {
   const status = HTTP_STATUS[code];
