@@ -170,6 +170,20 @@ describe("events API", () => {
     assert.equal(await t.container.events.countEvents(websiteId), before, "nothing stored");
   });
 
+  it("names an event that is not an object by its place in the list", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    const response = await post([event(), 1, "x", null, [event()], event({ ip: "bad" })]);
+    assert.equal(response.statusCode, 422);
+    assert.deepEqual(response.json().message, {
+      "events.1": ["events.1 must be an object."],
+      "events.2": ["events.2 must be an object."],
+      "events.3": ["events.3 must be an object."],
+      "events.4": ["events.4 must be an object."],
+      "events.5.ip": ["The ip must be an IPv4 or IPv6 address."],
+    });
+    assert.equal(await t.container.events.countEvents(websiteId), before, "nothing stored");
+  });
+
   it("lists the first 100 invalid fields and counts the rest", async () => {
     const { page: _, ...withoutPage } = event();
     // 500 bad events, alternately refused by the schema and by the checks.

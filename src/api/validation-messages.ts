@@ -38,32 +38,35 @@ function fieldOf(error: ErrorObject): string {
 }
 
 function sentence(field: string, error: ErrorObject): string {
-  const label = (field.split(".").pop() ?? field).replace(/_/g, " ");
+  const last = field.split(".").pop() ?? field;
+  // An element of a list has no name of its own ("The 0 must be an object."): it is named
+  // by its path, as its key in the 422 body (`events.0`), the way its fields are keyed.
+  const subject = /^\d+$/.test(last) ? field : `The ${last.replace(/_/g, " ")}`;
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case RULE_KEYWORD:
-      return error.message ?? `The ${label} is invalid.`;
+      return error.message ?? `${subject} is invalid.`;
     case "required":
-      return `The ${label} field is required.`;
+      return `${subject} field is required.`;
     case "enum":
-      return `The ${label} must be one of: ${(params.allowedValues as unknown[]).join(", ")}.`;
+      return `${subject} must be one of: ${(params.allowedValues as unknown[]).join(", ")}.`;
     case "const":
-      return `The ${label} must be ${params.allowedValue}.`;
+      return `${subject} must be ${params.allowedValue}.`;
     case "type":
-      return `The ${label} must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}.`;
+      return `${subject} must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}.`;
     case "minimum":
-      return `The ${label} must be at least ${params.limit}.`;
+      return `${subject} must be at least ${params.limit}.`;
     case "maximum":
-      return `The ${label} must not be greater than ${params.limit}.`;
+      return `${subject} must not be greater than ${params.limit}.`;
     case "minLength":
-      return `The ${label} must be at least ${params.limit} characters.`;
+      return `${subject} must be at least ${params.limit} characters.`;
     case "maxLength":
-      return `The ${label} must not be greater than ${params.limit} characters.`;
+      return `${subject} must not be greater than ${params.limit} characters.`;
     case "minItems":
-      return `The ${label} must have at least ${params.limit} items.`;
+      return `${subject} must have at least ${params.limit} items.`;
     case "maxItems":
-      return `The ${label} must not have more than ${params.limit} items.`;
+      return `${subject} must not have more than ${params.limit} items.`;
     default:
-      return `The ${label} format is invalid.`;
+      return `${subject} format is invalid.`;
   }
 }
