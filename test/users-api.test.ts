@@ -84,6 +84,15 @@ describe("users API", () => {
       form: { email: "nope" },
     });
     assert.deepEqual(badEmail.json().message, { email: ["The email must be a valid email address."] });
+    // Longer than mail carries (and than the pattern is quick to check): refused by its length.
+    const longEmail = await t.call(adminKey, {
+      method: "POST",
+      url: "/api/v1/users",
+      form: { email: `a@${".".repeat(100_000)}` },
+    });
+    assert.deepEqual(longEmail.json().message, {
+      email: ["The email must not be greater than 320 characters."],
+    });
   });
 
   it("lists every user, newest first, in pages", async () => {

@@ -16,6 +16,7 @@ describe("web app users", () => {
   let t: TestApp;
   let admin = "";
   let adminId = 0;
+  let adminKey = "";
 
   let client: WebClient;
   const signIn = (email: string, password: string) => postSignIn(t, email, password);
@@ -33,6 +34,7 @@ describe("web app users", () => {
       passwordHash: await hashPassword(PASSWORD),
     });
     adminId = created.user.id;
+    adminKey = created.apiKey;
     client = await signedIn(t, ADMIN, PASSWORD);
     admin = client.cookie;
   });
@@ -76,6 +78,83 @@ describe("web app users", () => {
     assert.equal((await t.call(key, { url: "/api/v1/websites" })).statusCode, 200);
     assert.equal((await signIn("new@users.example", "new user passphrase")).statusCode, 303);
     assert.equal((await t.call(key, { url: "/api/v1/users" })).statusCode, 403, "not an administrator");
+  });
+
+  /** The message shown beside `field`, or undefined. */
+  const besideField = (body: string, field: string) =>
+    new RegExp(`id="f-${field}-error">([^<]*)<`).exec(body)?.[1];
+
+  it("refuses a name over 255 characters as the API does, beside the field, keeping what was typed", async () => {
+    const long = "n".repeat(256);
+    const api = await t.call(adminKey, {
+      method: "POST",
+      url: "/api/v1/users",
+      form: { email: "long-name@users.example", name: long },
+    });
+    assert.equal(api.statusCode, 422);
+    const message: string = api.json().message.name[0];
+    assert.equal(message, "The name must not be greater than 255 characters.");
+
+    const form = await get("/users");
+    assert.match(form.body, /id="f-name" name="name" type="text" autocomplete="off" maxlength="255"/);
+    assert.match(form.body, /id="f-email" name="email" type="email" autocomplete="off" maxlength="320"/);
+    const refused = await post("/users", {
+      csrf: await csrf(),
+      email: "long-name@users.example",
+      name: long,
+      password: "long name passphrase",
+      admin: "1",
+    });
+    assert.equal(refused.statusCode, 422, refused.body.slice(0, 300));
+    assert.equal(besideField(refused.body, "name"), message);
+    assert.ok(refused.body.includes(`value="${long}"`), "the name is kept");
+    assert.match(refused.body, /value="long-name@users\.example"/, "the email is kept");
+    assert.match(refused.body, /id="f-admin" name="admin" type="checkbox" value="1" checked/);
+    assert.equal(
+      (await t.call(adminKey, { url: "/api/v1/users?per_page=100" }))
+        .json()
+        .data.some((user: { email: string }) => user.email === "long-name@users.example"),
+      false,
+      "nobody was created",
+    );
+
+    const overLong = await post("/users", {
+      csrf: await csrf(),
+      email: `${"e".repeat(320)}@users.example`,
+      password: "p".repeat(1025),
+    });
+    assert.equal(overLong.statusCode, 422);
+    assert.equal(besideField(overLong.body, "email"), "The email must not be greater than 320 characters.");
+    assert.equal(
+      besideField(overLong.body, "password"),
+      "The password must not be greater than 128 characters.",
+    );
+
+    const fits = await post("/users", {
+      csrf: await csrf(),
+      email: "long-name@users.example",
+      name: long.slice(1),
+    });
+    assert.equal(fits.statusCode, 201, "255 characters are a name");
+  });
+
+  it("says what is wrong with every field at once", async () => {
+    const bad = await post("/users", { csrf: await csrf(), email: "bad", password: "short" });
+    assert.equal(bad.statusCode, 422);
+    assert.equal(besideField(bad.body, "email"), "The email must be a valid email address.");
+    assert.equal(besideField(bad.body, "password"), "The password must be at least 8 characters.");
+    assert.match(bad.body, /value="bad"/);
+
+    const taken = await post("/users", { csrf: await csrf(), email: ADMIN, password: "short" });
+    assert.equal(taken.statusCode, 422);
+    assert.equal(besideField(taken.body, "email"), "The email has already been taken.");
+    assert.equal(besideField(taken.body, "password"), "The password must be at least 8 characters.");
+    const setPassword = await post(`/users/${adminId}/password`, {
+      csrf: await csrf(),
+      password: "p".repeat(1025),
+    });
+    assert.equal(setPassword.statusCode, 422, "an over-long password is said so, not a 400");
+    assert.match(setPassword.body, /The password must not be greater than 128 characters\./);
   });
 
   it("disables a user (keys, sign-ins and reports stop, websites stay) and enables them again", async () => {

@@ -1,12 +1,16 @@
-// What an account's email must be: trimmed and lowercased, with one @ and a dot after it.
-// One rule for the accounts service and the API's schema (`x-rule: "email"`), so a request
-// reports a bad email together with every other invalid field.
+// What an account's email must be: trimmed and lowercased, at most 320 characters, with one @
+// and a dot after it. One rule for the accounts service, the API's schema (`x-rule: "email"`)
+// and the web app's forms, so a request reports a bad email together with every other
+// invalid field. The length is checked first: the pattern's backtracking grows with the
+// square of the length, and 320 is the longest address mail can carry (64 + @ + 255).
 
-import { accept, type RuleResult, reject } from "../field-rule.js";
+import { accept, characters, type RuleResult, reject, tooLong } from "../field-rule.js";
 
+export const EMAIL_MAX_LENGTH = 320;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function emailRule(raw: string): RuleResult {
   const email = raw.trim().toLowerCase();
+  if (characters(email) > EMAIL_MAX_LENGTH) return reject(tooLong("email", EMAIL_MAX_LENGTH));
   return EMAIL_PATTERN.test(email) ? accept(email) : reject("The email must be a valid email address.");
 }

@@ -4,10 +4,20 @@
 // are api-key-service.ts's.
 
 import type { Clock } from "../clock.js";
-import { AppError, ForbiddenError, NotFoundError, ValidationError } from "../errors.js";
+import {
+  AppError,
+  FieldErrorCollector,
+  type FieldErrors,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+} from "../errors.js";
 import { DuplicateError, type UserRecord, type UserRepository } from "../storage/ports.js";
 import { issueApiKey } from "./api-keys.js";
 import { emailRule } from "./email-rule.js";
+import { userNameRule } from "./user-name-rule.js";
+
+const EMAIL_TAKEN = "The email has already been taken.";
 
 export interface NewUserInput {
   email: string;
@@ -23,13 +33,24 @@ export class UserService {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * What is wrong with a new user's email and name, every problem at once (an email already
+   * taken included), without creating anything: a form shows these beside its own fields'.
+   */
+  async problemsOf(input: NewUserInput): Promise<FieldErrors> {
+    const { errors, email } = readFields(input);
+    if (email !== null && (await this.users.findByEmail(email))) errors.add("email", EMAIL_TAKEN);
+    return errors.fields;
+  }
+
   async create(input: NewUserInput): Promise<{ user: UserRecord; apiKey: string }> {
-    const email = normaliseEmail(input.email);
+    const { errors, email, name } = readFields(input);
+    errors.throwIfAny();
     const issued = issueApiKey();
     try {
       const user = await this.users.create({
-        email,
-        name: input.name?.trim() || null,
+        email: email as string,
+        name,
         isAdmin: input.admin === true,
         apiKeyId: issued.keyId,
         apiKeyHash: issued.keyHash,
@@ -38,8 +59,7 @@ export class UserService {
       });
       return { user, apiKey: issued.key };
     } catch (error) {
-      if (error instanceof DuplicateError)
-        throw ValidationError.single("email", "The email has already been taken.");
+      if (error instanceof DuplicateError) throw ValidationError.single("email", EMAIL_TAKEN);
       throw error;
     }
   }
@@ -64,6 +84,12 @@ export class UserService {
   async list(actor: UserRecord, page: { perPage: number; page: number }) {
     requireAdmin(actor);
     return this.users.list(page.perPage, (page.page - 1) * page.perPage);
+  }
+
+  /** problemsOf, for an administrator; anyone else is refused. */
+  async problemsAs(actor: UserRecord, input: NewUserInput): Promise<FieldErrors> {
+    requireAdmin(actor);
+    return this.problemsOf(input);
   }
 
   /** Creates a user (with its first API key) for an administrator; anyone else is refused. */
@@ -93,6 +119,16 @@ export class UserService {
 
 function requireAdmin(actor: UserRecord): void {
   if (!actor.isAdmin) throw new ForbiddenError();
+}
+
+/** The new user's email and name as stored, and what is wrong with them. */
+function readFields(input: NewUserInput) {
+  const errors = new FieldErrorCollector();
+  const email = emailRule(input.email);
+  const name = userNameRule(input.name ?? "");
+  if (!email.ok) for (const message of email.errors) errors.add("email", message);
+  if (!name.ok) for (const message of name.errors) errors.add("name", message);
+  return { errors, email: email.ok ? email.value : null, name: name.ok ? name.value : null };
 }
 
 function normaliseEmail(raw: string): string {

@@ -4,6 +4,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import { USER_NAME_MAX_LENGTH } from "../accounts/user-name-rule.js";
 import type { UserService } from "../accounts/user-service.js";
 import { formatTimestamp } from "../clock.js";
 import type { UserRecord } from "../storage/ports.js";
@@ -33,7 +34,7 @@ const User = Type.Object(
 
 const CreateUserBody = Type.Object({
   email: Type.String({ "x-rule": "email", description: "The user's email address (lowercased); unique." }),
-  name: Type.Optional(Type.String({ maxLength: 255 })),
+  name: Type.Optional(Type.String({ maxLength: USER_NAME_MAX_LENGTH })),
   admin: Type.Optional(
     integerEnum([0, 1] as const, { default: 0, description: "1 makes an administrator." }),
   ),

@@ -16,15 +16,21 @@ import { ownerGate, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
+/**
+ * A typed field: no limit here, where going over it would fail the whole form (a 400 with
+ * every value lost); the users' rules check it and say so beside the field. The body limit
+ * (1 MiB) bounds what is read.
+ */
+const Typed = Type.Optional(Type.String());
 const UserParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
 const CreateBody = Type.Object({
   csrf: Text(128),
-  email: Text(320),
-  name: Text(255),
-  password: Text(1024),
+  email: Typed,
+  name: Typed,
+  password: Typed,
   admin: Text(8),
 });
-const PasswordBody = Type.Object({ csrf: Text(128), password: Text(1024) });
+const PasswordBody = Type.Object({ csrf: Text(128), password: Typed });
 const CsrfBody = Type.Object({ csrf: Text(128) });
 
 export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void {
@@ -101,16 +107,15 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     const session = await adminPost(request, reply, body.csrf);
     if (!session) return reply;
     const values = { email: body.email, name: body.name, admin: body.admin === "1" ? "1" : "0" };
+    const input = { email: body.email ?? "", name: body.name, admin: body.admin === "1" };
+    // Every field's problems at once: the users' rules, then the password's.
+    const fields = await users.problemsAs(session.user, input);
     const problems = body.password ? passwordProblems(body.password) : [];
-    if (problems.length > 0) return page(reply, session, 422, { values, fields: { password: problems } });
+    if (problems.length > 0) fields.password = problems;
+    if (Object.keys(fields).length > 0) return page(reply, session, 422, { values, fields });
     try {
       const passwordHash = body.password ? await passwords.hash(body.password) : null;
-      const { user, apiKey } = await users.createAs(session.user, {
-        email: body.email ?? "",
-        name: body.name,
-        admin: body.admin === "1",
-        passwordHash,
-      });
+      const { user, apiKey } = await users.createAs(session.user, { ...input, passwordHash });
       return page(reply, session, 201, { notice: `Created ${user.email}.` }, 1, {
         email: user.email,
         key: apiKey,

@@ -2,6 +2,9 @@
 // role and state, a button to disable or enable each (not oneself), a form to set each one's
 // web app password, and the form that creates a user (their API key shown once).
 
+import { EMAIL_MAX_LENGTH } from "../accounts/email-rule.js";
+import { PASSWORD_MAX } from "../accounts/owner-sessions.js";
+import { USER_NAME_MAX_LENGTH } from "../accounts/user-name-rule.js";
 import { type Html, html } from "../pages/html.js";
 import { pager } from "../pages/pager.js";
 import type { UserRecord } from "../storage/ports.js";
@@ -18,7 +21,7 @@ function userRow(user: UserRecord, me: UserRecord, formToken: string): Html {
       ? html`<span class="hint">You</span>`
       : html`<form method="post" action="/users/${user.id}/${action}" class="inline"><input type="hidden" name="csrf" value="${formToken}"><button type="submit"${action === "disable" ? html` class="danger"` : ""} aria-label="${action === "disable" ? "Disable" : "Enable"} ${user.email}">${action === "disable" ? "Disable" : "Enable"}</button></form>`
   }
-<details><summary>Set password</summary><form method="post" action="/users/${user.id}/password" class="stack" novalidate><input type="hidden" name="csrf" value="${formToken}"><label for="p-${user.id}">New password for ${user.email}</label><input id="p-${user.id}" name="password" type="password" autocomplete="new-password" required><button type="submit">Set password</button></form></details></span></li>`;
+<details><summary>Set password</summary><form method="post" action="/users/${user.id}/password" class="stack" novalidate><input type="hidden" name="csrf" value="${formToken}"><label for="p-${user.id}">New password for ${user.email}</label><input id="p-${user.id}" name="password" type="password" autocomplete="new-password" maxlength="${PASSWORD_MAX}" required><button type="submit">Set password</button></form></details></span></li>`;
 }
 
 export function usersPage(
@@ -53,14 +56,22 @@ ${formNotices(state)}
 <input type="hidden" name="csrf" value="${formToken}">
 ${formFields(
   [
-    { name: "email", label: "Email", type: "email", autocomplete: "off" },
-    { name: "name", label: "Name (optional)", type: "text", autocomplete: "off", required: false },
+    { name: "email", label: "Email", type: "email", autocomplete: "off", maxLength: EMAIL_MAX_LENGTH },
+    {
+      name: "name",
+      label: "Name (optional)",
+      type: "text",
+      autocomplete: "off",
+      required: false,
+      maxLength: USER_NAME_MAX_LENGTH,
+    },
     {
       name: "password",
       label: "Password (optional)",
       type: "password",
       autocomplete: "new-password",
       required: false,
+      maxLength: PASSWORD_MAX,
       hint: "For the web app; at least 8 characters. Without one, the user has the API key alone.",
     },
     { name: "admin", label: "Administrator: may manage users", type: "checkbox" },

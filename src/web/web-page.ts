@@ -27,13 +27,22 @@ interface FieldBase {
   hint?: string;
 }
 
+/**
+ * The rule's limit in characters, as the browser's maxlength: typing stops there. The server
+ * checks the same rule all the same (a pasted or crafted value), with its message beside the field.
+ */
+interface Limited {
+  maxLength?: number;
+}
+
 export type FieldSpec =
-  | (FieldBase & {
-      type: "email" | "text" | "password";
-      autocomplete: string;
-      required?: boolean;
-    })
-  | (FieldBase & { type: "textarea"; rows: number })
+  | (FieldBase &
+      Limited & {
+        type: "email" | "text" | "password";
+        autocomplete: string;
+        required?: boolean;
+      })
+  | (FieldBase & Limited & { type: "textarea"; rows: number })
   | (FieldBase & { type: "select"; options: readonly { value: string; label: string }[] })
   | (FieldBase & { type: "radio"; options: readonly { value: string; label: string }[] })
   /** Checked when the value shown is "1"; sends "1" when checked, nothing when not. */
@@ -42,6 +51,10 @@ export type FieldSpec =
 function describedBy(id: string, spec: FieldSpec, wrong: boolean): Html | "" {
   const ids = [spec.hint ? `${id}-hint` : "", wrong ? `${id}-error` : ""].filter(Boolean);
   return ids.length > 0 ? html` aria-describedby="${ids.join(" ")}"` : "";
+}
+
+function maxLength(spec: Limited): Html | "" {
+  return spec.maxLength === undefined ? "" : html` maxlength="${spec.maxLength}"`;
 }
 
 function field(spec: FieldSpec, state: FormState, autofocus: boolean): Html {
@@ -70,11 +83,11 @@ function field(spec: FieldSpec, state: FormState, autofocus: boolean): Html {
           html`<option value="${option.value}"${option.value === value ? html` selected` : ""}>${option.label}</option>`,
       )}</select>${error}`;
     case "textarea":
-      return html`<label for="${id}">${spec.label}</label>${hint}<textarea id="${id}" name="${spec.name}" rows="${spec.rows}" spellcheck="false"${common}>${value ?? ""}</textarea>${error}`;
+      return html`<label for="${id}">${spec.label}</label>${hint}<textarea id="${id}" name="${spec.name}" rows="${spec.rows}" spellcheck="false"${maxLength(spec)}${common}>${value ?? ""}</textarea>${error}`;
     default:
       return html`<label for="${id}">${spec.label}</label>${hint}<input id="${id}" name="${spec.name}" type="${spec.type}" autocomplete="${spec.autocomplete}"${
         value && spec.type !== "password" ? html` value="${value}"` : ""
-      }${spec.required === false ? "" : html` required`}${common}>${error}`;
+      }${maxLength(spec)}${spec.required === false ? "" : html` required`}${common}>${error}`;
   }
 }
 
