@@ -98,6 +98,26 @@ describe("web app accounts", () => {
     assert.match(invalid.body, /aria-invalid="true"/);
     assert.match(invalid.body, /value="not an email"/, "the email is shown again");
     assert.equal(await t.container.owners.needsSetup(), true);
+    // Over-long values are said so beside their fields, every one at once, what was typed kept.
+    const overLong = await post("/setup", {
+      code,
+      email: EMAIL,
+      name: "n".repeat(256),
+      password: "p".repeat(1025),
+    });
+    assert.equal(overLong.statusCode, 422, overLong.body.slice(0, 300));
+    assert.match(overLong.body, /id="f-name-error">The name must not be greater than 255 characters\.</);
+    assert.match(
+      overLong.body,
+      /id="f-password-error">The password must not be greater than 128 characters\.</,
+    );
+    assert.match(overLong.body, /value="first@owner\.example"/);
+    assert.ok(overLong.body.includes(`value="${"n".repeat(256)}"`));
+    assert.match(overLong.body, /name="name" type="text" autocomplete="name" value="n+" maxlength="255"/);
+    const longCode = await post("/setup", { code: "A".repeat(100), email: EMAIL, password: PASSWORD });
+    assert.equal(longCode.statusCode, 403, "an over-long code is a wrong one");
+    assert.match(longCode.body, /The setup code is wrong\./);
+    assert.equal(await t.container.owners.needsSetup(), true);
 
     // The code as someone may type it: lowercase, without the dash.
     const created = await post("/setup", {
@@ -165,6 +185,24 @@ describe("web app accounts", () => {
     assert.ok(stored.length >= 2);
     assert.ok(!stored.includes(cookie), "the token itself is not stored");
     assert.ok(stored.every((hash) => /^[0-9a-f]{64}$/.test(hash)));
+  });
+
+  it("takes an email or a password too long to be anyone's as a wrong sign-in, keeping the email", async () => {
+    const form = await get("/sign-in");
+    assert.match(form.body, /name="email" type="email" autocomplete="username" maxlength="320"/);
+    assert.match(
+      form.body,
+      /name="password" type="password" autocomplete="current-password" maxlength="128"/,
+    );
+    const longPassword = await post("/sign-in", { email: EMAIL, password: "p".repeat(1025) });
+    assert.equal(longPassword.statusCode, 401, longPassword.body.slice(0, 300));
+    assert.match(longPassword.body, /Wrong email or password\./);
+    assert.match(longPassword.body, /value="first@owner\.example"/, "the email is kept");
+    const longEmail = `${"e".repeat(400)}@owner.example`;
+    const refused = await post("/sign-in", { email: longEmail, password: PASSWORD });
+    assert.equal(refused.statusCode, 401);
+    assert.ok(refused.body.includes(`value="${longEmail}"`), "the email is kept");
+    await signIn();
   });
 
   it("refuses posts from other sites and signed-in forms without their token", async () => {
@@ -235,6 +273,23 @@ describe("web app accounts", () => {
     );
     assert.equal(short.statusCode, 422);
     assert.match(short.body, /at least 8 characters/);
+    const long = await post(
+      "/account/password",
+      { csrf: token, current_password: PASSWORD, new_password: "p".repeat(1025) },
+      { cookie: here },
+    );
+    assert.equal(long.statusCode, 422, long.body.slice(0, 300));
+    assert.match(
+      long.body,
+      /id="f-new_password-error">The password must not be greater than 128 characters\.</,
+    );
+    const longCurrent = await post(
+      "/account/password",
+      { csrf: token, current_password: "p".repeat(1025), new_password: "a new passphrase" },
+      { cookie: here },
+    );
+    assert.equal(longCurrent.statusCode, 401);
+    assert.match(longCurrent.body, /The current password is wrong\./);
     assert.equal((await get("/", elsewhere)).statusCode, 200, "nothing changed yet");
 
     const changed = await post(

@@ -12,10 +12,11 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { type FieldErrors, ValidationError } from "../errors.js";
+import { characters } from "../field-rule.js";
 import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, SessionRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
-import { emailRule } from "./email-rule.js";
+import { EMAIL_MAX_LENGTH } from "./email-rule.js";
 import type { UserService } from "./user-service.js";
 
 /** How long a sign-in lasts without signing in again. */
@@ -100,8 +101,10 @@ export class OwnerSessions {
       if (retryAfter > 0) return { state: "limited", retryAfter };
       if (!sameText(normaliseCode(input.code), this.setupCode)) return { state: "refused" };
       limiter.succeeded(address, SETUP_TARGET);
-      const email = emailRule(input.email);
-      refuseProblems({ email: email.ok ? [] : email.errors, password: passwordProblems(input.password) });
+      refuseProblems({
+        ...(await this.deps.accounts.problemsOf(input)),
+        password: passwordProblems(input.password),
+      });
       const hashed = await this.hashed(() => this.deps.passwords.hash(input.password));
       if (typeof hashed !== "string") return hashed;
       const { user, apiKey } = await this.deps.accounts.create({
@@ -121,6 +124,10 @@ export class OwnerSessions {
   async signIn(email: string, password: string, address: string): Promise<SignInOutcome> {
     const { limiter, users, passwords } = this.deps;
     const normalised = email.trim().toLowerCase();
+    // No account has an email or a password over the limits: refused before anything is
+    // checked or counted, so the limiter keeps only short emails (its memory is bounded).
+    if (characters(normalised) > EMAIL_MAX_LENGTH || password.length > PASSWORD_MAX)
+      return { state: "refused" };
     const target = `owner:${normalised}`;
     const retryAfter = limiter.begin(address, target);
     if (retryAfter > 0) return { state: "limited", retryAfter };

@@ -17,14 +17,21 @@ import { crossSitePage, type FormState } from "./web-page.js";
 import { clearSessionCookie, formAccepted, ownerGate, sessionOf, setSessionCookie } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
-const SetupBody = Type.Object({ code: Text(64), email: Text(320), name: Text(255), password: Text(1024) });
-const SignInBody = Type.Object({ email: Text(320), password: Text(1024) });
+/**
+ * A typed field: no limit here, where going over it would fail the whole form (a 400 with
+ * every value lost); the accounts' rules check it and say so beside the field (an email or
+ * password too long to be anyone's is a wrong sign-in). The body limit (1 MiB) bounds what
+ * is read.
+ */
+const Typed = Type.Optional(Type.String());
+const SetupBody = Type.Object({ code: Typed, email: Typed, name: Typed, password: Typed });
+const SignInBody = Type.Object({ email: Typed, password: Typed });
 const CsrfBody = Type.Object({ csrf: Text(128) });
 const PasswordBody = Type.Object({
   csrf: Text(128),
-  email: Text(320),
-  current_password: Text(1024),
-  new_password: Text(1024),
+  email: Typed,
+  current_password: Typed,
+  new_password: Typed,
 });
 
 const BUSY = "Too many sign-ins are being checked right now. Try again in a few seconds.";

@@ -1,6 +1,9 @@
 // The web app's account pages: the first user's setup, sign-in and the password change. Server-rendered forms that work without any script;
 // a field's error is shown beside it and named by the field's aria-describedby.
 
+import { EMAIL_MAX_LENGTH } from "../accounts/email-rule.js";
+import { PASSWORD_MAX } from "../accounts/owner-sessions.js";
+import { USER_NAME_MAX_LENGTH } from "../accounts/user-name-rule.js";
 import { type Html, html } from "../pages/html.js";
 import type { UserRecord } from "../storage/ports.js";
 import { type FormState, formFields, formNotices, gatePage, ownerPage } from "./web-page.js";
@@ -22,14 +25,22 @@ ${formFields(
       autocomplete: "off",
       hint: "The server printed it in its log when it started.",
     },
-    { name: "email", label: "Email", type: "email", autocomplete: "email" },
-    { name: "name", label: "Name (optional)", type: "text", autocomplete: "name", required: false },
+    { name: "email", label: "Email", type: "email", autocomplete: "email", maxLength: EMAIL_MAX_LENGTH },
+    {
+      name: "name",
+      label: "Name (optional)",
+      type: "text",
+      autocomplete: "name",
+      required: false,
+      maxLength: USER_NAME_MAX_LENGTH,
+    },
     {
       name: "password",
       label: "Password",
       type: "password",
       autocomplete: "new-password",
       hint: "At least 8 characters.",
+      maxLength: PASSWORD_MAX,
     },
   ],
   state,
@@ -48,8 +59,14 @@ ${formNotices(state)}
 <form method="post" action="/sign-in" novalidate>
 ${formFields(
   [
-    { name: "email", label: "Email", type: "email", autocomplete: "username" },
-    { name: "password", label: "Password", type: "password", autocomplete: "current-password" },
+    { name: "email", label: "Email", type: "email", autocomplete: "username", maxLength: EMAIL_MAX_LENGTH },
+    {
+      name: "password",
+      label: "Password",
+      type: "password",
+      autocomplete: "current-password",
+      maxLength: PASSWORD_MAX,
+    },
   ],
   state,
 )}
@@ -83,6 +100,7 @@ ${formFields(
       label: "Current password",
       type: "password",
       autocomplete: "current-password",
+      maxLength: PASSWORD_MAX,
     },
     {
       name: "new_password",
@@ -90,6 +108,7 @@ ${formFields(
       type: "password",
       autocomplete: "new-password",
       hint: "At least 8 characters.",
+      maxLength: PASSWORD_MAX,
     },
   ],
   state,
