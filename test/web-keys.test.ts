@@ -61,6 +61,12 @@ describe("web app API keys", () => {
     assert.equal(access.statusCode, 422);
     assert.match(access.body, /The access must be one of: read, full\./);
     assert.equal((await post("/account/keys", { name: "no token", access: "read" })).statusCode, 403);
+    assert.match(page.body, /name="name" type="text" autocomplete="off" maxlength="100"/);
+    const long = await post("/account/keys", { csrf: token, name: "k".repeat(1001), access: "full" });
+    assert.equal(long.statusCode, 422, long.body.slice(0, 300));
+    assert.match(long.body, /id="f-name-error">The name must not be greater than 100 characters\.</);
+    assert.ok(long.body.includes(`value="${"k".repeat(1001)}"`), "the name is kept");
+    assert.match(long.body, /value="full" checked/, "the access is kept");
   });
 
   it("makes a read-only key that reads statistics and websites only", async () => {

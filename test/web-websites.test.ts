@@ -117,6 +117,52 @@ describe("web app websites", () => {
     assert.match(page.body, /<option value="Europe\/Berlin" selected>/);
   });
 
+  it("refuses over-long values with the API's messages, beside their fields, keeping what was typed", async () => {
+    const csrf = await formToken("/websites/new");
+    const form = await get("/websites/new");
+    assert.match(form.body, /name="password" type="password" autocomplete="new-password" maxlength="128"/);
+    const sent = {
+      domain: `${"d".repeat(1100)}.example`,
+      privacy: "2",
+      password: "p".repeat(129),
+      exclude_ips: "203.0.113.1,".repeat(10_000),
+      timezone: "UTC",
+    };
+    const api = await t.call(key, { method: "POST", url: "/api/v1/websites", form: sent });
+    assert.equal(api.statusCode, 422);
+    const messages: Record<string, string[]> = api.json().message;
+    const refused = await post("/websites", { csrf, ...sent });
+    assert.equal(refused.statusCode, 422, refused.body.slice(0, 300));
+    for (const field of ["domain", "password", "exclude_ips"]) {
+      const beside = new RegExp(`id="f-${field}-error">([^<]*)<`).exec(refused.body)?.[1];
+      assert.ok(messages[field], `the API refuses the ${field}`);
+      assert.equal(
+        beside,
+        messages[field]?.join(" ").replace(/"/g, "&quot;"),
+        `the ${field} has the API's message`,
+      );
+    }
+    assert.ok(refused.body.includes(`value="${sent.domain}"`), "the domain is kept");
+    assert.match(refused.body, /id="f-privacy-2" name="privacy" type="radio" value="2" checked/);
+
+    const id = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "long.example" } })
+    ).json().data.id;
+    const update = await post(`/websites/${id}`, {
+      csrf: await formToken(`/websites/${id}`),
+      privacy: "2",
+      password: "p".repeat(1025),
+      timezone: "Europe/Berlin",
+    });
+    assert.equal(update.statusCode, 422, update.body.slice(0, 300));
+    assert.match(
+      update.body,
+      /id="f-password-error">The password must not be greater than 128 characters\.</,
+    );
+    assert.match(update.body, /<option value="Europe\/Berlin" selected>/, "the time zone is kept");
+    assert.equal((await apiWebsite(id)).data.privacy, 1, "nothing was saved");
+  });
+
   it("saves settings, keeping a stored password when none is typed", async () => {
     const id = (
       await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "settings.example" } })

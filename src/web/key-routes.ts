@@ -12,7 +12,8 @@ import type { FormState } from "./web-page.js";
 import { ownerGate, type Session } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
-const CreateBody = Type.Object({ csrf: Text(128), name: Text(1000), access: Text(8) });
+/** The name has no limit here (going over would fail the whole form): the key rules say so beside it. */
+const CreateBody = Type.Object({ csrf: Text(128), name: Type.Optional(Type.String()), access: Text(8) });
 const RevokeParams = Type.Object({ keyId: Type.String({ maxLength: 32 }) });
 const CsrfBody = Type.Object({ csrf: Text(128) });
 

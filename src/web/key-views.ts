@@ -2,6 +2,7 @@
 // keys rotate`, and further named ones, full or read-only), when each was last used, a
 // revoke button per further key, and the form that makes one (its key shown once).
 
+import { KEY_NAME_MAX } from "../accounts/api-key-service.js";
 import { type Html, html } from "../pages/html.js";
 import type { ApiKeyRecord, UserRecord } from "../storage/ports.js";
 import { type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
@@ -52,7 +53,14 @@ ${formNotices(state)}
 <input type="hidden" name="csrf" value="${formToken}">
 ${formFields(
   [
-    { name: "name", label: "Name", type: "text", autocomplete: "off", hint: "What it is for, e.g. Grafana." },
+    {
+      name: "name",
+      label: "Name",
+      type: "text",
+      autocomplete: "off",
+      hint: "What it is for, e.g. Grafana.",
+      maxLength: KEY_NAME_MAX,
+    },
     {
       name: "access",
       label: "Access",

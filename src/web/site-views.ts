@@ -6,7 +6,7 @@ import { type Html, html } from "../pages/html.js";
 import { pager } from "../pages/pager.js";
 import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
 import { unicodeDomain } from "../unicode-domain.js";
-import { WEBSITE_DEFAULTS } from "../websites/website-rules.js";
+import { PASSWORD_MAX_LENGTH, WEBSITE_DEFAULTS } from "../websites/website-rules.js";
 import { TREND_DAYS, type VisitorTrend } from "./visitor-trend.js";
 import { type FieldSpec, type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
 
@@ -108,9 +108,10 @@ function settingsFields(state: FormState, editing: boolean): FieldSpec[] {
       type: "password",
       autocomplete: "new-password",
       required: false,
+      maxLength: PASSWORD_MAX_LENGTH,
       hint: editing
         ? "Needed for Password. Leave empty to keep the one set."
-        : "Needed for Password; up to 128 characters.",
+        : `Needed for Password; up to ${PASSWORD_MAX_LENGTH} characters.`,
     },
     {
       name: "timezone",

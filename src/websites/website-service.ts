@@ -13,7 +13,13 @@ import {
   type WebsiteRepository,
 } from "../storage/ports.js";
 import type { PasswordHasher } from "./password-hasher.js";
-import { DOMAIN_TAKEN, PASSWORD_REQUIRED, TEXT_RULES, WEBSITE_DEFAULTS } from "./website-rules.js";
+import {
+  DOMAIN_TAKEN,
+  PASSWORD_REQUIRED,
+  passwordRule,
+  TEXT_RULES,
+  WEBSITE_DEFAULTS,
+} from "./website-rules.js";
 
 export interface WebsiteSettings {
   privacy?: Privacy | undefined;
@@ -72,6 +78,7 @@ export class WebsiteService {
         : applyRule(errors, "timezone", TEXT_RULES["time-zone"](input.timezone, "timezone"));
     const privacy = input.privacy ?? WEBSITE_DEFAULTS.privacy;
     const password = input.password || null;
+    if (password !== null) applyRule(errors, "password", passwordRule(password));
     if (privacy === 2 && password === null) errors.add("password", PASSWORD_REQUIRED);
     errors.throwIfAny();
     try {
@@ -118,6 +125,7 @@ export class WebsiteService {
       const timezone = applyRule(errors, "timezone", TEXT_RULES["time-zone"](input.timezone, "timezone"));
       if (timezone !== null && timezone !== current.timezone) patch.timezone = timezone;
     }
+    if (input.password) applyRule(errors, "password", passwordRule(input.password));
     const clearsPassword = input.password === "";
     const hasPassword = input.password ? true : clearsPassword ? false : current.passwordHash !== null;
     if ((patch.privacy ?? current.privacy) === 2 && !hasPassword) errors.add("password", PASSWORD_REQUIRED);
