@@ -173,6 +173,56 @@ describe("dashboard", () => {
     assert.match(decode(noList), /There is no list named "nothing"/);
   });
 
+  it("shows a part of the URL given twice, or too long, at its default and says why, with a 422", async () => {
+    const twice = `from=2026-04-01&to=2026-04-01&from=2026-04-02`;
+    const defaultFrom = 'name="from" value="2026-03-12"'; // the last 30 days up to 2026-04-10
+    const owner = await signedIn(t, "owner@dash.example", "dashboard passphrase");
+    for (const base of [`/${FIXTURE_DOMAIN}`, `/websites/${websiteId}/stats`]) {
+      const response = await owner.get(`${base}?${twice}`);
+      assert.equal(response.statusCode, 422, `${base}: ${response.body.slice(0, 300)}`);
+      assert.match(
+        response.body,
+        /<p class="error" role="alert">The from must be given once, not 2 times\.<\/p>/,
+      );
+      assert.ok(response.body.includes(defaultFrom), `${base}: the range is the default`);
+      assert.match(response.body, /id="list-referrer"/, `${base}: the whole dashboard`);
+    }
+    const filters = encodeURIComponent("browser==Firefox");
+    const details = await owner.get(
+      `/websites/${websiteId}/stats?${range}&details=page&details=referrer&filters=${filters}&filters=${filters}`,
+    );
+    assert.equal(details.statusCode, 422);
+    assert.match(
+      details.body,
+      /The filters must be given once, not 2 times\. The details must be given once, not 2 times\./,
+    );
+    assert.doesNotMatch(details.body, /class="chip"/, "no filter");
+    const search = await page(`${range}&details=page&search=a&search=b&page=1&page=2`, 422);
+    assert.match(
+      search,
+      /The search must be given once, not 2 times\. The page must be given once, not 2 times\./,
+    );
+    assert.deepEqual(
+      rowsOf(section(search, "details-page")),
+      await api("page", "", 100),
+      "the list in full, unsearched",
+    );
+    const csv = await t.app.inject({ url: `/${FIXTURE_DOMAIN}?${range}&details=page&format=csv&format=csv` });
+    assert.equal(csv.statusCode, 422);
+    assert.match(csv.headers["content-type"] as string, /^text\/html/);
+    assert.match(csv.body, /The format must be given once, not 2 times\./);
+
+    const long = await page(`from=2026-04-011&to=2026-04-03&unit=${"w".repeat(20)}`, 422);
+    assert.match(long, /The from must be a real date in the format YYYY-MM-DD\./);
+    assert.ok(long.includes(defaultFrom));
+    const state = readDashboardState(
+      { from: ["2026-04-01", "2026-04-02"], to: "2026-04-03" },
+      new Date("2026-04-10T12:00:00Z"),
+    );
+    assert.deepEqual(state.errors, ["The from must be given once, not 2 times."]);
+    assert.equal(state.state.range.from, "2026-03-12");
+  });
+
   it("charts the range in the unit asked for, where the range allows it", async () => {
     const month = "from=2026-03-01&to=2026-04-09";
     const daily = await page(month);

@@ -10,7 +10,7 @@ import type { Clock } from "../clock.js";
 import { CSV_CONTENT_TYPE, statsCsv } from "../stats/stats-csv.js";
 import { zoneRule } from "../stats/time-zone.js";
 import type { WebsiteRecord } from "../storage/ports.js";
-import { type DashboardQuery, readDashboardState } from "./dashboard-state.js";
+import { type DashboardQuery, readDashboardState, repeatedPart } from "./dashboard-state.js";
 import { presets } from "./date-range.js";
 import { sendHtml } from "./html-response.js";
 import {
@@ -22,29 +22,35 @@ import {
 } from "./page-model.js";
 import { detailsPage, type StatsViewOptions, statsPage } from "./stats-view.js";
 
-const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+/**
+ * A part of the query: any text, or the list of them when the URL repeats it. No length or
+ * count is refused here, where it would fail the whole page (a 400): dashboard-state.ts reads
+ * each part, shows one it cannot read at its default and says why. The request line's own
+ * limit (Node's 16 KB of headers) bounds what is read.
+ */
+const Part = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
 
 /** The query of a dashboard page (dashboard-state.ts reads it). */
 export const DashboardQuerySchema = Type.Object({
-  from: Text(10),
-  to: Text(10),
-  filters: Text(8192),
-  details: Text(64),
-  search: Text(2048),
-  page: Text(12),
-  unit: Text(8),
-  compare: Text(16),
-  compare_from: Text(10),
-  compare_to: Text(10),
+  from: Part,
+  to: Part,
+  filters: Part,
+  details: Part,
+  search: Part,
+  page: Part,
+  unit: Part,
+  compare: Part,
+  compare_from: Part,
+  compare_to: Part,
   /** `csv`: the list opened in full as CSV (every row). */
-  format: Text(8),
+  format: Part,
 });
 
 export async function sendDashboard(
   reply: FastifyReply,
   services: DashboardServices & { clock: Clock },
   website: WebsiteRecord,
-  query: DashboardQuery & { format?: string | undefined },
+  query: DashboardQuery & { format?: string | readonly string[] | undefined },
   view: Omit<StatsViewOptions, "presets" | "error">,
   /** The owner's view: the hits dropped over its range (null on a stats page). */
   keptOut: KeptOut | null = null,
@@ -52,6 +58,8 @@ export async function sendDashboard(
   // The website's days: today and the presets are its local ones.
   const now = zoneRule(website.timezone).wallClock(services.clock.now());
   const { state, errors } = readDashboardState(query, now);
+  // A repeated format is never "csv": the page itself, saying why.
+  if (Array.isArray(query.format)) errors.push(repeatedPart("format", query.format.length));
   const options: StatsViewOptions = { ...view, presets: presets(now), error: errors.join(" ") || undefined };
   const status = errors.length > 0 ? 422 : 200;
   if (state.details === null) {

@@ -17,7 +17,7 @@ import { type DateRange, DEFAULT_DAYS, lastDays, parseRange } from "./date-range
 import { LISTS, type ListSpec } from "./stat-lists.js";
 
 /** The query a dashboard reads; every part optional. */
-export interface DashboardQuery {
+export interface DashboardParts {
   from?: string | undefined;
   to?: string | undefined;
   filters?: string | undefined;
@@ -32,6 +32,46 @@ export interface DashboardQuery {
   /** The days compared with when `compare` is `range` (the period before when both are absent). */
   compare_from?: string | undefined;
   compare_to?: string | undefined;
+}
+
+/**
+ * The query as the URL gives it: a part written more than once (`?from=a&from=b`) comes as
+ * the list of its values, which cannot be read (which one was meant?): that part is shown at
+ * its default and said why, as any other part that cannot be read.
+ */
+export type DashboardQuery = { [K in keyof DashboardParts]?: string | readonly string[] | undefined };
+
+const PART_NAMES = [
+  "from",
+  "to",
+  "filters",
+  "details",
+  "search",
+  "page",
+  "unit",
+  "compare",
+  "compare_from",
+  "compare_to",
+] as const satisfies readonly (keyof DashboardParts)[];
+
+/** Why a part given `times` times is not read. */
+export function repeatedPart(name: string, times: number): string {
+  return `The ${name.replace(/_/g, " ")} must be given once, not ${times} times.`;
+}
+
+/** The query's parts given once; each repeated one is left out (its default) and said why in `errors`. */
+function singleParts(query: DashboardQuery, errors: string[]): DashboardParts & { repeated: Set<string> } {
+  const parts: DashboardParts = {};
+  const repeated = new Set<string>();
+  for (const name of PART_NAMES) {
+    const value = query[name];
+    if (typeof value === "string") parts[name] = value;
+    else if (value !== undefined) {
+      errors.push(repeatedPart(name, value.length));
+      repeated.add(name);
+    }
+  }
+  return { ...parts, repeated };
 }
 
 /**
@@ -69,13 +109,16 @@ const MAX_PAGE = 10_000;
  * left at its default (the last 30 days, no filter, the whole dashboard) and said why.
  */
 export function readDashboardState(
-  query: DashboardQuery,
+  asked: DashboardQuery,
   now: Date,
 ): { state: DashboardState; errors: string[] } {
   const errors: string[] = [];
-  const parsed = parseRange(query.from, query.to, now);
-  const range = parsed.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
-  if (!parsed.ok) errors.push(...parsed.errors);
+  const query = singleParts(asked, errors);
+  // A repeated end leaves the whole range at its default, as an end that is not a date does.
+  const rangeRepeated = query.repeated.has("from") || query.repeated.has("to");
+  const parsed = rangeRepeated ? null : parseRange(query.from, query.to, now);
+  const range = parsed?.ok ? parsed.range : lastDays(DEFAULT_DAYS, now);
+  if (parsed && !parsed.ok) errors.push(...parsed.errors);
   let filters: StatsFilter[] = [];
   if (query.filters !== undefined && query.filters !== "") {
     const read = parseFilters(query.filters);
@@ -113,7 +156,8 @@ export function readDashboardState(
   if (compare === "range") {
     const before = periodBefore(range.from, range.to);
     compareRange = { ...before, days: range.days };
-    if (!empty(query.compare_from) || !empty(query.compare_to)) {
+    const repeated = query.repeated.has("compare_from") || query.repeated.has("compare_to");
+    if (!repeated && (!empty(query.compare_from) || !empty(query.compare_to))) {
       const labels = { from: "compare from", to: "compare to" };
       const read = parseRange(query.compare_from, query.compare_to, now, labels);
       if (read.ok) compareRange = read.range;

@@ -123,7 +123,15 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
       if (target.kind === "redirect") return reply.redirect(target.location, 301);
       const cookie = cookieValue(request.headers.cookie);
       const result = await access.resolve(target.domain, cookie);
-      const gate = { domain: target.domain, stylesheet, action: actionOf(target.domain), ...request.query };
+      // The range to come back to after signing in: a repeated end is no range (keepRange drops it).
+      const { from, to } = request.query;
+      const gate = {
+        domain: target.domain,
+        stylesheet,
+        action: actionOf(target.domain),
+        from: typeof from === "string" ? from : undefined,
+        to: typeof to === "string" ? to : undefined,
+      };
       if (result.state === "hidden") return sendHtml(reply, 404, notFoundPage(keepRange(gate)));
       if (result.state === "password") return sendHtml(reply, 200, passwordPage(keepRange(gate)));
       const signOut = html`<form class="signout" method="post" action="${gate.action}"><input type="hidden" name="sign_out" value="1"><button type="submit">Sign out</button></form>`;
