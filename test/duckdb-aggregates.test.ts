@@ -166,6 +166,42 @@ describe("embedded store aggregates", () => {
     });
   }
 
+  it("keeps events from before 1970 that an earlier version took, unfolded, and folds every other day", async () => {
+    // Imports refuse them now (event-importer.ts); one such event once failed every fold and
+    // `aggregates rebuild` (its visit's start is unsigned seconds since 1970).
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-07-10T12:00:00Z");
+    const base = randomEventsOf(random(5), 1, 0)[0] as StoredEvent;
+    const hit = (ts: string): StoredEvent => ({ ...base, websiteId: 1, kind: "pageview", ts: new Date(ts) });
+    const store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
+    let closed = false;
+    try {
+      await store.migrate();
+      const times = [
+        "0001-01-01T00:00:00Z",
+        "1969-12-31T23:59:59Z",
+        "1970-01-01T02:00:00Z",
+        "2026-07-09T10:00:00Z",
+      ];
+      await store.insert(times.map(hit));
+      clock.advance(11_000);
+      await store.upkeep();
+      await store.rebuildAggregates();
+      await store.rebuildAggregates(1);
+      assert.equal(await store.countEvents(), 4, "every event kept");
+      const pageviews = async (from: string, to: string) =>
+        (await store.queryStat({ ...QUERY, websiteId: 1, stat: STATS[0], from, to })).rows;
+      assert.deepEqual(await pageviews("1970-01-01", "1970-01-01"), [{ value: "1970-01-01", count: 1 }]);
+      assert.deepEqual(await pageviews("2026-07-09", "2026-07-09"), [{ value: "2026-07-09", count: 1 }]);
+      await store.close();
+      closed = true;
+      assert.deepEqual(await foldedDays(dir), { folded: 2, open: 2 }, "the days before 1970 left as written");
+    } finally {
+      if (!closed) await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("folds a day once it ended and went unwritten for ten seconds, and again after a late write", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");

@@ -522,7 +522,10 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * Folds the days of event_days that `where` selects (with `endedBy`, only those whose local
-   * day in the website's zone ended by then, ms), oldest first.
+   * day in the website's zone ended by then, ms), oldest first. A day that starts before
+   * 1970 is left as written: its visits' times are seconds since 1970, unsigned, and no
+   * range may ask for it (day-rule.ts); an import refuses such events now, and a store that
+   * took some before keeps them, unfolded, instead of failing every fold.
    */
   private async foldDays(where: string, params: (string | number)[], endedBy?: number): Promise<void> {
     const zones = await this.zones();
@@ -537,6 +540,7 @@ export class DuckDbEventStore implements EventStore {
       const websiteId = Number(row.website_id);
       const zone = zones.get(websiteId) ?? DEFAULT_TIME_ZONE;
       const day = String(row.day);
+      if (zoneRule(zone).dayStart(dayNumberFromString(day)) < 0) continue;
       if (endedBy !== undefined && zoneRule(zone).dayStart(dayNumberFromString(day) + 1) > endedBy) continue;
       if (this.closing) return; // the rest stay open, and are folded after the next start
       await this.foldDay(websiteId, zone, day, Number(row.written));
