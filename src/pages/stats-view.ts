@@ -197,7 +197,7 @@ function keptOutLine(dropped: DropNumbers): Html {
 /** Who is on the website now (realtime, unfiltered). */
 function nowLine(now: StatsPageModel["now"]): Html {
   const visitors = `${numbers.format(now.visitors)} ${now.visitors === 1 ? "visitor" : "visitors"}`;
-  return html`<p class="now" data-now-visitors="${now.visitors}"><span class="dot${now.visitors > 0 ? " live" : ""}" aria-hidden="true"></span>${visitors} in the last 5 minutes · ${numbers.format(now.pageviews)} ${now.pageviews === 1 ? "pageview" : "pageviews"} in the last 30</p>`;
+  return html`<p class="now" data-now-visitors="${now.visitors}"><span class="dot${now.visitors > 0 ? " live" : ""}" aria-hidden="true"></span>${visitors} in the last 5 minutes · ${numbers.format(now.pageviews)} ${now.pageviews === 1 ? "pageview" : "pageviews"} in the last 30 minutes</p>`;
 }
 
 /** Hidden fields that keep the named parts of the state across a form of the page. */
