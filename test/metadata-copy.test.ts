@@ -387,6 +387,11 @@ describe("analytics metadata copy", () => {
           /postgres:\/\/.*data directory or an SQLite file/,
         ],
         [["--data-dir", sourceDir, "--to", sourceDir], /names the configured metadata store itself/],
+        // A target under a file: one line, no stack.
+        [
+          ["--data-dir", sourceDir, "--to", path.join(sourceDir, "metadata.sqlite", "copy")],
+          /^The data directory .*copy cannot be created: .*metadata\.sqlite is a file, not a directory\.\n$/,
+        ],
         [
           ["--data-dir", path.join(sourceDir, "missing"), "--to", path.join(sourceDir, "copy")],
           /No metadata store to copy: .*missing.metadata\.sqlite does not exist/,

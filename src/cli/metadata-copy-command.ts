@@ -3,6 +3,8 @@
 // empty one, ids kept, so a move between SQLite and PostgreSQL needs no SQL by hand.
 
 import fs from "node:fs";
+import path from "node:path";
+import { ConfigError } from "../config.js";
 import {
   configuredMetadataLocation,
   describeMetadataLocation,
@@ -12,10 +14,15 @@ import {
 import { openMetadataAt } from "../storage/open-storage.js";
 import { MetadataNotEmptyError, type MetadataTable } from "../storage/ports.js";
 import { configFrom, parseCommand, requireString, UsageError } from "./command-options.js";
+import { dataDirProblem } from "./data-dir-check.js";
 
 export async function metadataCopyCommand(args: string[]): Promise<number> {
   const values = parseCommand(args, { to: { type: "string" } });
   const targetLocation = metadataLocationFrom(requireString(values, "to"));
+  // An SQLite target's directory is made if missing: one that cannot be is said in one line.
+  const targetProblem =
+    targetLocation.engine === "sqlite" ? dataDirProblem(path.dirname(targetLocation.file)) : null;
+  if (targetProblem !== null) throw new ConfigError(targetProblem);
   const sourceLocation = configuredMetadataLocation(configFrom(values));
   if (sameMetadataLocation(sourceLocation, targetLocation)) {
     throw new UsageError("--to names the configured metadata store itself: give another store to copy into.");

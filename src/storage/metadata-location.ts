@@ -33,7 +33,12 @@ export function metadataLocationFrom(target: string): MetadataLocation {
     );
   }
   const resolved = path.resolve(text);
-  const stat = fs.statSync(resolved, { throwIfNoEntry: false });
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(resolved, { throwIfNoEntry: false });
+  } catch {
+    stat = undefined; // under a file, or not searchable: not there (the command says why)
+  }
   if (stat?.isFile() || (!stat && /\.(sqlite3?|db)$/i.test(resolved)))
     return { engine: "sqlite", file: resolved };
   return { engine: "sqlite", file: path.join(resolved, SQLITE_METADATA_FILE) };
