@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseTimeZone, zoneRule } from "../src/stats/time-zone.js";
+import { offeredZones, parseTimeZone, zoneRule } from "../src/stats/time-zone.js";
 import { localClock } from "./support/reference-stats.js";
 
 const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / 86_400_000;
@@ -37,6 +37,24 @@ describe("time zones", () => {
       assert.equal(result.ok, false, bad);
       assert.match(result.ok ? "" : (result.errors[0] ?? ""), /timezone must be a time zone name/);
     }
+  });
+
+  it("offers each zone once, under its current name, UTC first", () => {
+    const zones = offeredZones();
+    assert.equal(zones[0], "UTC");
+    assert.equal(new Set(zones).size, zones.length, "each once");
+    for (const current of [
+      "Asia/Kolkata",
+      "Europe/Kyiv",
+      "America/Nuuk",
+      "Europe/Copenhagen",
+      "Europe/Berlin",
+    ])
+      assert.ok(zones.includes(current), current);
+    for (const old of ["Asia/Calcutta", "Europe/Kiev", "America/Godthab"])
+      assert.ok(!zones.includes(old), old);
+    for (const zone of zones)
+      assert.deepEqual(parseTimeZone(zone, "timezone"), { ok: true, value: zone }, zone);
   });
 
   it("finds each change of offset to the second", () => {

@@ -4,6 +4,7 @@
 
 import { type Html, html } from "../pages/html.js";
 import { pager } from "../pages/pager.js";
+import { offeredZones } from "../stats/time-zone.js";
 import type { UserRecord, WebsiteRecord } from "../storage/ports.js";
 import { unicodeDomain } from "../unicode-domain.js";
 import { PASSWORD_MAX_LENGTH, WEBSITE_DEFAULTS } from "../websites/website-rules.js";
@@ -86,10 +87,9 @@ ${rows}${pager(page, pages, link)}
   );
 }
 
-/** The time zones offered: every IANA zone this runtime knows, UTC first, and `current` if it is an alias. */
+/** The time zones offered (offeredZones: current names, UTC first), and `current` if it is another name. */
 function zoneOptions(current: string | undefined): { value: string; label: string }[] {
-  const zones = Intl.supportedValuesOf("timeZone").filter((zone) => zone !== "UTC");
-  const all = ["UTC", ...zones];
+  const all = [...offeredZones()];
   if (current && !all.includes(current)) all.push(current);
   return all.map((zone) => ({ value: zone, label: zone.replace(/_/g, " ") }));
 }
