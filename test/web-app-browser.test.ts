@@ -264,7 +264,12 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
       fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
     assert.equal(await api("GET", "/api/v1/websites"), 200);
     assert.equal(await api("DELETE", "/api/v1/websites/1"), 403);
-    await page.click('button[aria-label="Revoke Wall display"]');
+    // Revoking asks first; keeping it changes nothing.
+    await page.click('a[aria-label="Revoke Wall display"]');
+    await page.click("text=Keep it");
+    assert.equal(await api("GET", "/api/v1/websites"), 200);
+    await page.click('a[aria-label="Revoke Wall display"]');
+    await page.click('button:has-text("Revoke it")');
     await page.waitForSelector(".notice");
     assert.equal(await api("GET", "/api/v1/websites"), 401);
 

@@ -126,6 +126,17 @@ describe("web app API keys", () => {
     );
 
     const doomedId = doomed.slice(3, 19);
+    // The list links to a page that asks first, whose form revokes.
+    assert.match(page.body, new RegExp(`<a class="button danger" href="/account/keys/${doomedId}/revoke"`));
+    const asked = await get(`/account/keys/${doomedId}/revoke`);
+    assert.equal(asked.statusCode, 200);
+    assert.match(asked.body, /Revoke the key “Old laptop”\?/);
+    assert.match(asked.body, new RegExp(`<form method="post" action="/account/keys/${doomedId}/revoke">`));
+    assert.equal(
+      (await t.call(doomed, { url: "/api/v1/websites" })).statusCode,
+      200,
+      "asking revokes nothing",
+    );
     assert.equal((await post(`/account/keys/${doomedId}/revoke`, {})).statusCode, 403, "no form token");
     const revoked = await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() });
     assert.equal(revoked.statusCode, 200);
@@ -139,11 +150,21 @@ describe("web app API keys", () => {
     assert.equal((await t.call(full, { url: "/api/v1/websites" })).statusCode, 200);
     assert.equal((await t.call(primary, { url: "/api/v1/websites" })).statusCode, 200);
     assert.equal((await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() })).statusCode, 404);
+    assert.equal(
+      (await get(`/account/keys/${doomedId}/revoke`)).statusCode,
+      404,
+      "a revoked key is not asked about",
+    );
   });
 
   it("cannot revoke another owner's key", async () => {
     const other = await t.container.users.create({ email: "other-keys@owner.example" });
     const theirs = await t.container.keys.create(other.user, { name: "Theirs", readOnly: false });
+    assert.equal(
+      (await get(`/account/keys/${theirs.record.keyId}/revoke`)).statusCode,
+      404,
+      "not asked either",
+    );
     const response = await post(`/account/keys/${theirs.record.keyId}/revoke`, { csrf: await csrf() });
     assert.equal(response.statusCode, 404);
     assert.equal(

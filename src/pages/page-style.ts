@@ -186,10 +186,11 @@ a.button {
 .pager { display: flex; gap: 16px; align-items: center; margin-top: 12px; font-size: .9rem; }
 .danger { color: var(--bad); }
 .keys li { align-items: center; }
+.keys + h2, .keys + .pager + h2 { margin-top: 24px; }
 .card h1, .card h2, .notice, .error { overflow-wrap: anywhere; }
 .user-actions { display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; }
 .card > p.hint { margin: 4px 0 12px; }
-.keys button { min-height: 0; padding: 2px 10px; font-size: .85rem; }
+.keys a.button { padding: 2px 10px; font-size: .85rem; font-weight: 400; }
 .key-name { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }
 form.inline { display: inline; }
 form.stack { display: flex; flex-direction: column; gap: 10px; max-width: 420px; }
@@ -198,7 +199,7 @@ form.stack .check label { font-weight: 400; }
 .gate p.install { border-radius: 8px; padding: 10px 12px; margin: 12px 0 0; }
 .gate p.receiving { background: var(--bar); color: var(--text); }
 .gate p.waiting { border: 1px dashed var(--line); }
-button.danger { background: var(--bad); border-color: var(--bad); color: var(--on-accent); }
+button.danger, a.button.danger { background: var(--bad); border-color: var(--bad); color: var(--on-accent); }
 .key code { overflow-wrap: anywhere; font-size: .85rem; }
 /* The dashboard: filters as chips that each remove themselves, values that filter by
    themselves, and a list opened in full. */

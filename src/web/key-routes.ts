@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { NotFoundError, ValidationError } from "../errors.js";
 import { sendHtml } from "../pages/html-response.js";
-import { keysPage } from "./key-views.js";
+import { keysPage, revokeKeyPage } from "./key-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import type { FormState } from "./web-page.js";
 import { ownerGate, type Session } from "./web-request.js";
@@ -72,6 +72,21 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
           return page(reply, session, 422, { values, fields: error.fields });
         throw error;
       }
+    },
+  );
+
+  app.get(
+    "/account/keys/:keyId/revoke",
+    { schema: { hide: true, params: RevokeParams } },
+    async (request, reply) => {
+      const session = await gate.page(request, reply);
+      if (!session) return reply;
+      const key = (await keys.list(session.user)).find(
+        (candidate) => candidate.keyId === request.params.keyId && candidate.name !== null,
+      );
+      if (!key) return page(reply, session, 404, { error: "There is no such key to revoke." });
+      const token = await owners.formToken(session.token);
+      return sendHtml(reply, 200, revokeKeyPage(stylesheet, session.user, token, key));
     },
   );
 

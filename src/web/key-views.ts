@@ -1,6 +1,7 @@
 // The web app's API keys page: the owner's keys (the primary one, replaced with `analytics
 // keys rotate`, and further named ones, full or read-only), when each was last used, a
-// revoke button per further key, and the form that makes one (its key shown once).
+// revoke link per further key (to a page that asks first), and the form that makes one
+// (its key shown once).
 
 import { KEY_NAME_MAX } from "../accounts/api-key-service.js";
 import { type Html, html } from "../pages/html.js";
@@ -12,7 +13,7 @@ function when(date: Date | null): string {
   return date === null ? "never" : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function keyRow(key: ApiKeyRecord, formToken: string): Html {
+function keyRow(key: ApiKeyRecord): Html {
   const access = key.readOnly ? "Read-only" : "Full access";
   const name = key.name ?? "Primary key";
   return html`<li><span class="key-name">${name}</span>
@@ -20,7 +21,7 @@ function keyRow(key: ApiKeyRecord, formToken: string): Html {
 ${
   key.name === null
     ? html`<span class="hint">Replaced with <code>analytics keys rotate</code>.</span>`
-    : html`<form method="post" action="/account/keys/${key.keyId}/revoke" class="inline"><input type="hidden" name="csrf" value="${formToken}"><button type="submit" class="danger" aria-label="Revoke ${name}">Revoke</button></form>`
+    : html`<a class="button danger" href="/account/keys/${key.keyId}/revoke" aria-label="Revoke ${name}">Revoke</a>`
 }</li>`;
 }
 
@@ -47,7 +48,7 @@ export function keysPage(
 <h1>API keys</h1>
 <p class="hint">A read-only key may read statistics and websites, nothing else. Revoking a key stops it at once; the others keep working.</p>
 ${formNotices(state)}
-<ul class="sites keys">${keys.map((key) => keyRow(key, formToken))}</ul>
+<ul class="sites keys">${keys.map((key) => keyRow(key))}</ul>
 <h2>New key</h2>
 <form method="post" action="/account/keys" novalidate class="stack">
 <input type="hidden" name="csrf" value="${formToken}">
@@ -76,6 +77,31 @@ ${formFields(
 )}
 <button type="submit">Create key</button>
 </form>
+</div>`,
+  );
+}
+
+/** Asks before a key is revoked: a program using it stops at once, and it cannot be undone. */
+export function revokeKeyPage(
+  stylesheet: string,
+  user: UserRecord,
+  formToken: string,
+  key: ApiKeyRecord,
+): Html {
+  const name = key.name ?? "Primary key";
+  return ownerPage(
+    `Revoke ${name}`,
+    stylesheet,
+    user,
+    formToken,
+    html`<div class="gate card in-app">
+<h1>Revoke the key “${name}”?</h1>
+<p>Every program using it is refused from now on. This cannot be undone: a new key would have to be made and given to them.</p>
+<form method="post" action="/account/keys/${key.keyId}/revoke">
+<input type="hidden" name="csrf" value="${formToken}">
+<button type="submit" class="danger">Revoke it</button>
+</form>
+<p><a href="/account/keys">Keep it</a></p>
 </div>`,
   );
 }
