@@ -273,6 +273,9 @@ describe("analytics CLI", () => {
     const parent = tempDir("analytics-cli-file-");
     const file = path.join(parent, "not-a-dir");
     fs.writeFileSync(file, "");
+    // World-readable, as /etc/passwd is: serve once made such a file its owner's alone
+    // (0600) before failing, which on /etc/passwd stops every other user's lookups.
+    fs.chmodSync(file, 0o644);
     const commands = [
       ["serve", "--port", "0"],
       ["migrate"],
@@ -302,6 +305,7 @@ describe("analytics CLI", () => {
         );
       }
       assert.deepEqual(fs.readdirSync(parent), ["not-a-dir"], "nothing was created");
+      assert.equal(fs.statSync(file).mode & 0o777, 0o644, "the file's mode untouched");
     } finally {
       fs.rmSync(parent, { recursive: true, force: true });
     }

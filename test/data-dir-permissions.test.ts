@@ -102,6 +102,23 @@ describe("data directory permissions", () => {
       assert.ok(lines[0]?.includes(change), `${change} in ${lines[0]}`);
     }
 
+    // A directory shared with other files keeps its mode (only the server's files are
+    // made private), and a warning says why: serve --data-dir /etc once closed /etc.
+    fs.chmodSync(dataDir, 0o755);
+    fs.chmodSync(path.join(dataDir, "metadata.sqlite"), 0o644);
+    fs.writeFileSync(path.join(dataDir, "someone-else.conf"), "", { mode: 0o644 });
+    fs.chmodSync(path.join(dataDir, "someone-else.conf"), 0o644);
+    const shared = await startServer(["--data-dir", dataDir], EMBEDDED);
+    await upAndRunning(dataDir);
+    const sharedOutput = shared.output();
+    assert.equal(await shared.stop(), 0);
+    assert.equal(modeOf(dataDir), 0o755, "the shared directory's mode left");
+    assert.equal(modeOf(path.join(dataDir, "someone-else.conf")), 0o644, "another's file left");
+    assert.equal(modeOf(path.join(dataDir, "metadata.sqlite")), 0o600, "the server's own file made private");
+    assert.ok(sharedOutput.includes("the data directory also holds someone-else.conf"), sharedOutput);
+    fs.rmSync(path.join(dataDir, "someone-else.conf"));
+    fs.chmodSync(dataDir, 0o700);
+
     // Once private, a start has nothing to say about it.
     const again = await startServer(["--data-dir", dataDir], EMBEDDED);
     await upAndRunning(dataDir);

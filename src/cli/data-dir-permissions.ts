@@ -22,20 +22,35 @@ const DATA_FILES = [
   "server-url",
 ];
 
+/** What else a server keeps there: the index of a given geolocation database (container.ts). */
+const DATA_DIRECTORIES = ["geo"];
+
 export interface Tightening {
   /** `name 0644 -> 0600` for each path whose mode changed. */
   changed: string[];
   /** `name: reason` for each path whose mode could not be changed (e.g. owned by another user). */
   failed: string[];
+  /** An entry of the data directory that is not the server's, when there is one: the directory's mode was left. */
+  foreign: string | null;
 }
 
 /**
- * Removes group and other access from the data directory and its files (DATA_FILES and
- * `eventStoreFiles`); absent ones are skipped.
+ * Removes group and other access from the data directory's files (DATA_FILES and
+ * `eventStoreFiles`; absent ones are skipped) and from the directory itself, when it holds
+ * nothing else: a directory shared with other files (`--data-dir /var/lib` for
+ * /var/lib/analytics, or /etc) is not the server's to close to everyone else.
  */
 export function tightenDataDir(dataDir: string, eventStoreFiles: readonly string[]): Tightening {
-  const result: Tightening = { changed: [], failed: [] };
-  const entries = [dataDir, ...[...DATA_FILES, ...eventStoreFiles].map((name) => path.join(dataDir, name))];
+  const ours = new Set([...DATA_FILES, ...eventStoreFiles, ...DATA_DIRECTORIES]);
+  let foreign: string | null = null;
+  try {
+    foreign = fs.readdirSync(dataDir).find((name) => !ours.has(name)) ?? null;
+  } catch {
+    // unreadable: chmod below says why
+  }
+  const result: Tightening = { changed: [], failed: [], foreign };
+  const files = [...DATA_FILES, ...eventStoreFiles].map((name) => path.join(dataDir, name));
+  const entries = foreign === null ? [dataDir, ...files] : files;
   for (const entry of entries) {
     const stat = fs.statSync(entry, { throwIfNoEntry: false });
     if (!stat) continue;

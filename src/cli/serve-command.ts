@@ -107,7 +107,12 @@ export async function serveCommand(args: string[]): Promise<number> {
 }
 
 /** One line for what tightenDataDir changed (and one for what it could not), nothing when all was private. */
-function reportTightening(log: FastifyBaseLogger, { changed, failed }: Tightening): void {
+function reportTightening(log: FastifyBaseLogger, { changed, failed, foreign }: Tightening): void {
+  if (foreign !== null)
+    log.warn(
+      { foreign },
+      `the data directory also holds ${foreign}, which is not the server's: its own permissions were left as they are (keep the data in a directory of its own)`,
+    );
   if (changed.length > 0)
     log.warn({ changed }, `data directory made private to this user: ${changed.join(", ")}`);
   if (failed.length > 0)
