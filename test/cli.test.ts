@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CLI, runCli, startServer } from "./support/cli.js";
+import { CLI, runCli, runCliUnprivileged, startServer, unprivilegedMissing } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 import { freshMetadata, METADATA_ENGINE, type TestMetadata } from "./support/test-metadata.js";
 
@@ -312,22 +312,28 @@ describe("analytics CLI", () => {
   });
 
   it("refuses a data directory it may not create or write, in one line", {
-    skip: process.getuid?.() === 0 ? "root may write any directory" : false,
+    skip: unprivilegedMissing() ?? false,
   }, () => {
     const parent = tempDir("analytics-cli-locked-");
+    fs.chmodSync(parent, 0o755); // the command may run as nobody: it must see inside
     const locked = path.join(parent, "locked");
-    fs.mkdirSync(locked, { mode: 0o500 });
+    fs.mkdirSync(locked);
+    fs.chmodSync(locked, 0o555); // searchable by anyone, writable by no one but root
     const existing = path.join(parent, "existing");
-    fs.mkdirSync(existing, { mode: 0o500 });
+    fs.mkdirSync(existing);
+    fs.chmodSync(existing, 0o555);
     try {
       const inLocked = path.join(locked, "data");
-      const create = cli(["migrate", "--data-dir", inLocked]);
+      const create = runCliUnprivileged(["migrate", "--data-dir", inLocked], metadata.env);
       assert.equal(create.status, 2, create.stderr);
       assert.equal(
         create.stderr,
         `The data directory ${inLocked} cannot be created: ${locked} is not writable by this user.\n`,
       );
-      const write = cli(["users", "create", "--email", "a@b.co", "--data-dir", existing]);
+      const write = runCliUnprivileged(
+        ["users", "create", "--email", "a@b.co", "--data-dir", existing],
+        metadata.env,
+      );
       assert.equal(write.status, 2, write.stderr);
       assert.equal(
         write.stderr,

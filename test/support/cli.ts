@@ -15,7 +15,31 @@ export interface CliResult {
 
 /** Runs the command to its end; `input`, when given, is its standard input (else none). */
 export function runCli(args: string[], env: Record<string, string> = {}, input?: string): CliResult {
-  const result = spawnSync(CLI, args, {
+  return run(CLI, args, env, input);
+}
+
+/**
+ * Why the command cannot be run as a user who may not write everywhere, or null: this
+ * process's user unless it is root (who may), else `nobody` through util-linux's setpriv.
+ */
+export function unprivilegedMissing(): string | null {
+  if (process.getuid?.() !== 0) return null;
+  const canRead = `require("fs").accessSync(${JSON.stringify(CLI)}, 4)`;
+  const reads = spawnSync("setpriv", [...AS_NOBODY, process.execPath, "-e", canRead]);
+  if (reads.error) return "running as root, and setpriv is not installed";
+  return reads.status === 0 ? null : `running as root, and nobody cannot read ${CLI}`;
+}
+
+/** runCli as a user who may not write everywhere (see unprivilegedMissing). */
+export function runCliUnprivileged(args: string[], env: Record<string, string> = {}): CliResult {
+  if (process.getuid?.() !== 0) return runCli(args, env);
+  return run("setpriv", [...AS_NOBODY, CLI, ...args], env);
+}
+
+const AS_NOBODY = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"];
+
+function run(file: string, args: string[], env: Record<string, string>, input?: string): CliResult {
+  const result = spawnSync(file, args, {
     encoding: "utf8",
     ...(input === undefined ? {} : { input }),
     env: { ...process.env, ...env },
