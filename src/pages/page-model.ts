@@ -3,13 +3,14 @@
 // the period before, the daily series, the hours, the top values of each list, or one list
 // in full. No SQL here; the event store answers from its aggregates.
 
+import { ValidationError } from "../errors.js";
 import type { DropNumbers } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsFilter } from "../stats/stats-filter.js";
 import { formatFilters } from "../stats/stats-filter.js";
 import type { StatsRow } from "../stats/stats-query.js";
 import { ALL_ROWS, type StatsService, type WebsiteStats } from "../stats/stats-service.js";
-import type { Totals, TotalsService } from "../stats/totals.js";
+import { comparedRange, type Totals, type TotalsRequest, type TotalsService } from "../stats/totals.js";
 import type { WebsiteRecord } from "../storage/ports.js";
 import type { ChartUnit } from "./chart-points.js";
 import type { DashboardComparison, DashboardState, DetailsState } from "./dashboard-state.js";
@@ -119,18 +120,22 @@ export async function buildPageModel(
     perPage: 24,
     page: 1,
   } as const;
+  const asked = {
+    from: range.from,
+    to: range.to,
+    compare: state.compare,
+    compareFrom: state.compareRange?.from,
+    compareTo: state.compareRange?.to,
+    filters: filters.length > 0 ? formatFilters(filters) : undefined,
+  } as const;
+  // Days before 1970 hold no events (day-rule.ts), and the totals refuse to compare with
+  // them: a page of January 1970 compares with zeros, which is what those days hold.
+  const beforeEvents = comparesBefore1970(asked);
   const [dropped, realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
     // Not under filters: a dropped hit has no page, referrer or browser to filter by.
     filters.length === 0 ? (keptOut?.(range.from, range.to) ?? null) : null,
     services.realtime.read(website.userId, website.id),
-    services.totals.read(website.userId, website.id, {
-      from: range.from,
-      to: range.to,
-      compare: state.compare,
-      compareFrom: state.compareRange?.from,
-      compareTo: state.compareRange?.to,
-      filters: filters.length > 0 ? formatFilters(filters) : undefined,
-    }),
+    services.totals.read(website.userId, website.id, beforeEvents ? { ...asked, compare: "none" } : asked),
     stats.readDays(["visitors", "pageviews"], range.from, range.to),
     stats.read({ name: "visitors_hours", ...hourly }),
     stats.read({ name: "pageviews_hours", ...hourly }),
@@ -155,7 +160,10 @@ export async function buildPageModel(
       const hour = String(index).padStart(2, "0");
       return { hour, visitors: visitorsByHour.get(hour) ?? 0, pageviews: pageviewsByHour.get(hour) ?? 0 };
     }),
-    totals: { current: totals.totals, previous: (totals.comparison ?? totals).totals },
+    totals: {
+      current: totals.totals,
+      previous: beforeEvents ? NO_TOTALS : (totals.comparison ?? totals).totals,
+    },
     lists: LISTS.map((spec, index) => {
       const page = lists[index] ?? { rows: [], total: 0 };
       return { ...spec, rows: page.rows, total: page.total };
@@ -226,4 +234,26 @@ export async function allRows(
 
 function countsByValue(rows: readonly StatsRow[]): Map<string, number> {
   return new Map(rows.map((row) => [row.value, row.count]));
+}
+
+/** The totals of days without events. */
+const NO_TOTALS: Totals = {
+  visitors: 0,
+  visits: 0,
+  pageviews: 0,
+  views_per_visit: null,
+  bounce_rate: null,
+  visit_duration: null,
+  events: 0,
+};
+
+/** Whether the totals would refuse `request`'s comparison as starting before 1970 (totals.ts). */
+function comparesBefore1970(request: TotalsRequest): boolean {
+  try {
+    comparedRange(request);
+    return false;
+  } catch (error) {
+    if (error instanceof ValidationError && "compare" in error.fields) return true;
+    throw error;
+  }
 }
