@@ -150,12 +150,17 @@ describe("errors of the API scope", () => {
     }
   });
 
-  it("answers 400 naming the refused key for valid JSON with __proto__ or constructor.prototype", async () => {
-    const admin = (await t.container.users.create({ email: "proto-admin@example.org", admin: true })).apiKey;
+  /**
+   * Every route that reads a body, with an administrator's key (so POST /api/v1/users reads
+   * its body too) and a website of theirs to update.
+   */
+  const bodyRoutes = async (name: string) => {
+    const admin = (await t.container.users.create({ email: `${name}-admin@example.org`, admin: true }))
+      .apiKey;
     const made = await t.call(admin, {
       method: "POST",
       url: "/api/v1/websites",
-      form: { domain: "proto.example" },
+      form: { domain: `${name}.example` },
     });
     assert.equal(made.statusCode, 201, made.body);
     const id = made.json().data.id as number;
@@ -165,6 +170,11 @@ describe("errors of the API scope", () => {
       { method: "POST" as const, url: "/api/v1/events" },
       { method: "POST" as const, url: "/api/v1/users" },
     ];
+    return { admin, id, routes };
+  };
+
+  it("answers 400 naming the refused key for valid JSON with __proto__ or constructor.prototype", async () => {
+    const { admin, id, routes } = await bodyRoutes("proto");
     const poisoned = [
       '{"__proto__":{"admin":1}}',
       '{"domain":"p.example","nested":[{"\\u005f_proto__":{}}]}',
@@ -210,21 +220,7 @@ describe("errors of the API scope", () => {
   });
 
   it("answers 415 for plain text, or any type but form and JSON, on every route that takes a body", async () => {
-    // An administrator, so POST /api/v1/users reads its body too.
-    const admin = (await t.container.users.create({ email: "types-admin@example.org", admin: true })).apiKey;
-    const made = await t.call(admin, {
-      method: "POST",
-      url: "/api/v1/websites",
-      form: { domain: "types.example" },
-    });
-    assert.equal(made.statusCode, 201, made.body);
-    const id = made.json().data.id as number;
-    const routes = [
-      { method: "POST" as const, url: "/api/v1/websites" },
-      { method: "PUT" as const, url: `/api/v1/websites/${id}` },
-      { method: "POST" as const, url: "/api/v1/events" },
-      { method: "POST" as const, url: "/api/v1/users" },
-    ];
+    const { admin, routes } = await bodyRoutes("types");
     const bodies = [
       { type: "text/plain", payload: "domain=x.example" },
       { type: "text/plain; charset=utf-8", payload: '{"privacy":0}' },
