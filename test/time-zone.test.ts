@@ -29,6 +29,9 @@ describe("time zones", () => {
       ["america/argentina/buenos_aires", "America/Argentina/Buenos_Aires"],
       ["us/eastern", "US/Eastern"],
       ["asia/calcutta", "Asia/Calcutta"],
+      // The fixed-offset zones, which neither list names.
+      ["etc/gmt+5", "Etc/GMT+5"],
+      ["ETC/GMT-14", "Etc/GMT-14"],
     ]) {
       assert.deepEqual(parseTimeZone(given as string, "timezone"), { ok: true, value: stored }, given);
     }

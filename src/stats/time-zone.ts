@@ -79,9 +79,12 @@ export function parseTimeZone(raw: string, label: string): RuleResult {
   // whose offsets follow its laws.
   if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(raw)) {
     try {
-      new Intl.DateTimeFormat("en-US", { timeZone: raw });
+      const resolved = new Intl.DateTimeFormat("en-US", { timeZone: raw }).resolvedOptions().timeZone;
       listedZones ??= zoneSpellings();
-      return accept(listedZones.get(raw.toLowerCase()) ?? raw);
+      // Intl's own spelling serves the names neither list has (Etc/GMT+5) when it is the
+      // same name; for a link it gives the zone linked to, which is not what was chosen.
+      const sameName = resolved.toLowerCase() === raw.toLowerCase() ? resolved : raw;
+      return accept(listedZones.get(raw.toLowerCase()) ?? sameName);
     } catch {
       // not a zone: the message below
     }
