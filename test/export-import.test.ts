@@ -157,6 +157,11 @@ describe("export and import of events", () => {
     ]) {
       assert.equal(cli(["export", ...bad, "--data-dir", source]).status, 2, bad.join(" "));
     }
+    // A mistyped id is not an empty export: nothing on standard output, exit 1, the id named.
+    const missing = cli(["export", "--website", "999", "--data-dir", source]);
+    assert.equal(missing.status, 1, missing.stderr);
+    assert.equal(missing.stdout, "");
+    assert.match(missing.stderr, /no website with id 999: nothing was exported/);
   });
 
   it("imports into another data directory with every statistic identical", async () => {

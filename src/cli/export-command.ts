@@ -8,6 +8,7 @@ import { openEventStoreBesideServer } from "../storage/open-storage.js";
 import type { ExportOptions } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 import { encodeEvent, NDJSON_HEADER } from "./event-ndjson.js";
+import { requireWebsite } from "./require-website.js";
 
 const PROGRESS_EVERY = 100_000;
 
@@ -19,6 +20,8 @@ export async function exportCommand(args: string[]): Promise<number> {
   });
   const options = exportOptions(values);
   const config = configFrom(values);
+  if (options.websiteId !== undefined)
+    await requireWebsite(config, options.websiteId, "nothing was exported");
   const events = await openEventStoreBesideServer(config);
   let count = 0;
   try {
