@@ -304,6 +304,21 @@ describe("analytics CLI", () => {
           command.join(" "),
         );
       }
+      // A symbolic link to nothing (a volume not mounted, a moved directory): named with
+      // its target, where mkdir would fail later with a raw EEXIST.
+      const dangling = path.join(parent, "link");
+      fs.symlinkSync(path.join(parent, "gone"), dangling);
+      for (const command of [["serve", "--port", "0"], ["migrate"], ["export"]]) {
+        for (const dataDir of [dangling, path.join(dangling, "data")]) {
+          const linked = cli([...command, "--data-dir", dataDir]);
+          assert.equal(linked.status, 2, `${command.join(" ")}: ${linked.stderr}`);
+          assert.equal(
+            linked.stderr,
+            `The data directory ${dataDir} cannot be created: ${dangling} is a symbolic link to ${path.join(parent, "gone")}, which does not exist.\n`,
+          );
+        }
+      }
+      fs.rmSync(dangling);
       assert.deepEqual(fs.readdirSync(parent), ["not-a-dir"], "nothing was created");
       assert.equal(fs.statSync(file).mode & 0o777, 0o644, "the file's mode untouched");
     } finally {

@@ -24,7 +24,9 @@ export function checkDataDir(config: Config): void {
 
 /** Why `dataDir` (absolute) cannot hold the stores, or null when it can (or can be created). */
 export function dataDirProblem(dataDir: string): string | null {
-  const { entry, stat } = nearestExisting(dataDir);
+  const { entry, stat, danglingTo } = nearestExisting(dataDir);
+  if (danglingTo !== undefined)
+    return `The data directory ${dataDir} cannot be created: ${entry} is a symbolic link to ${danglingTo}, which does not exist.`;
   if (stat === null) return `The data directory ${dataDir} cannot be reached by this user.`;
   if (entry === dataDir) {
     if (!stat.isDirectory()) return `The data directory ${dataDir} is ${notADirectory(stat)}.`;
@@ -43,20 +45,32 @@ export function dataDirProblem(dataDir: string): string | null {
 /**
  * The path itself or its nearest ancestor that exists, with its stat (symbolic links
  * followed); stat null when one cannot be looked at (a directory above it that this user
- * may not search).
+ * may not search), or when it is a symbolic link to nothing (danglingTo: its target), which
+ * mkdir -p would meet as EEXIST.
  */
-function nearestExisting(dataDir: string): { entry: string; stat: fs.Stats | null } {
+function nearestExisting(dataDir: string): { entry: string; stat: fs.Stats | null; danglingTo?: string } {
   let entry = dataDir;
   for (;;) {
     try {
       return { entry, stat: fs.statSync(entry) };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      const danglingTo = code === "ENOENT" ? linkTarget(entry) : undefined;
+      if (danglingTo !== undefined) return { entry, stat: null, danglingTo };
       // ENOTDIR: a path above is a file; going up finds it.
       if ((code !== "ENOENT" && code !== "ENOTDIR") || path.dirname(entry) === entry)
         return { entry, stat: null };
       entry = path.dirname(entry);
     }
+  }
+}
+
+/** The target of `entry` when it is a symbolic link, else undefined. */
+function linkTarget(entry: string): string | undefined {
+  try {
+    return fs.readlinkSync(entry);
+  } catch {
+    return undefined;
   }
 }
 
