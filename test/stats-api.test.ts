@@ -624,6 +624,31 @@ describe("statistics errors", () => {
     assert.deepEqual(hourly.body.message, {
       interval: ["The interval hour is for ranges of at most 7 days; this one has 8."],
     });
+    // Every interval lists a bounded number of periods: the whole span of allowed dates by
+    // the day took a minute and 257 MB while the server answered nothing else.
+    for (const [interval, days] of [
+      ["day", 3660],
+      ["week", 36525],
+      ["month", 36525],
+    ] as const) {
+      const to = new Date(Date.parse("1970-01-01") + days * 86_400_000).toISOString().slice(0, 10);
+      const wide = await series(`from=1970-01-01&to=${to}&interval=${interval}`);
+      assert.equal(wide.code, 422, interval);
+      assert.deepEqual(wide.body.message, {
+        interval: [
+          `The interval ${interval} is for ranges of at most ${days} days; this one has ${days + 1}.`,
+        ],
+      });
+    }
+    const decade = await series("from=2020-01-01&to=2030-01-07&interval=day");
+    assert.equal(decade.code, 200);
+    assert.equal(decade.body.data.length, 3660);
+    const dropped = await status(`/api/v1/stats/${id}/dropped?from=1970-01-01&to=9000-12-31`);
+    assert.equal(dropped.code, 422);
+    assert.match(
+      dropped.body.message.to[0],
+      /^The dropped hits are listed for ranges of at most 3660 days; this one has \d+\.$/,
+    );
     const bad = await series("from=2026-04-31&interval=year");
     assert.equal(bad.code, 422);
     assert.deepEqual(Object.keys(bad.body.message).sort(), ["from", "interval", "to"]);

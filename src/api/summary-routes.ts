@@ -7,9 +7,10 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { COUNTED_DROP_REASONS } from "../ingest/hit.js";
+import { MAX_LISTED_DAYS } from "../stats/day-rule.js";
 import type { DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
-import { MAX_HOURLY_DAYS, SERIES_INTERVALS, type TimeSeriesService } from "../stats/time-series.js";
+import { SERIES_INTERVALS, SERIES_MAX_DAYS, type TimeSeriesService } from "../stats/time-series.js";
 import { COMPARISONS, type TotalsService } from "../stats/totals.js";
 import { currentUser } from "./authenticate.js";
 import { COMMON_ERRORS, stringEnum, ValidationErrorBody } from "./schema-types.js";
@@ -22,7 +23,7 @@ const SeriesQueryString = Type.Object({
   interval: Type.Optional(
     stringEnum(SERIES_INTERVALS, {
       default: "day",
-      description: `One point per hour (ranges of at most ${MAX_HOURLY_DAYS} days), day, week (Monday to Sunday) or calendar month.`,
+      description: `One point per hour (ranges of at most ${SERIES_MAX_DAYS.hour} days), day (${SERIES_MAX_DAYS.day} days), week (Monday to Sunday) or calendar month (${SERIES_MAX_DAYS.month} days each).`,
     }),
   ),
   filters: FiltersParam,
@@ -245,8 +246,7 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
         summary: "The hits collection dropped, per day and reason",
-        description:
-          "The hits POST /api/event dropped for the website, per day of its time zone and reason, and the range's totals. A hit for no known website, or one whose body cannot be read, is no website's and is not counted. Hits this server dropped are counted at once; another server's within 5 seconds.",
+        description: `The hits POST /api/event dropped for the website, per day of its time zone and reason, and the range's totals. A hit for no known website, or one whose body cannot be read, is no website's and is not counted. Hits this server dropped are counted at once; another server's within 5 seconds. A range lists at most ${MAX_LISTED_DAYS} days.`,
         params: IdParams,
         querystring: DroppedQueryString,
         response: { 200: DroppedBody, 422: ValidationErrorBody, ...COMMON_ERRORS },

@@ -11,6 +11,15 @@ import { accept, type RuleResult, reject } from "../field-rule.js";
 export const EARLIEST_DAY = "1970-01-01";
 export const LATEST_DAY = "9000-12-31";
 
+/**
+ * The most days an answer listing every day of its range covers (a series by the day, the
+ * dropped hits): ten years. The whole span above is 2.6 million days, whose listing took a
+ * minute and 257 MB while the server answered nothing else.
+ */
+export const MAX_LISTED_DAYS = 3_660;
+/** The most days a series by the week or month covers: a hundred years. */
+export const MAX_GROUPED_DAYS = 36_525;
+
 export function parseDay(raw: string, label: string): RuleResult {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
   if (match) {

@@ -5,10 +5,10 @@
 // includes every hit it dropped before the request (another server's at most the counter's
 // interval behind).
 
-import { NotFoundError } from "../errors.js";
+import { NotFoundError, ValidationError } from "../errors.js";
 import { COUNTED_DROP_REASONS, type CountedDropReason } from "../ingest/hit.js";
 import type { DropRepository, WebsiteRepository } from "../storage/ports.js";
-import { daysFrom } from "./day-rule.js";
+import { daysBetween, daysFrom, MAX_LISTED_DAYS } from "./day-rule.js";
 import { checkRange } from "./stats-service.js";
 
 export type DropNumbers = Record<CountedDropReason | "total", number>;
@@ -29,6 +29,12 @@ export class DroppedHitsService {
 
   async read(userId: number, websiteId: number, from: string, to: string): Promise<DroppedHits> {
     checkRange(from, to);
+    if (daysBetween(from, to) > MAX_LISTED_DAYS) {
+      throw ValidationError.single(
+        "to",
+        `The dropped hits are listed for ranges of at most ${MAX_LISTED_DAYS} days; this one has ${daysBetween(from, to)}.`,
+      );
+    }
     if (!(await this.websites.find(userId, websiteId))) throw new NotFoundError();
     await this.counter.flush().catch(() => undefined);
     const byDay = new Map<string, DropNumbers>();

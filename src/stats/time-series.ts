@@ -5,7 +5,7 @@
 // are its days' unique visitors added up, as over any range.
 
 import { ValidationError } from "../errors.js";
-import { daysBetween, daysFrom, mondayOf } from "./day-rule.js";
+import { daysBetween, daysFrom, MAX_GROUPED_DAYS, MAX_LISTED_DAYS, mondayOf } from "./day-rule.js";
 import type { StatsPage } from "./stats-query.js";
 import { ALL_ROWS, checkRange, type StatsService } from "./stats-service.js";
 import { zoneRule } from "./time-zone.js";
@@ -14,6 +14,13 @@ export const SERIES_INTERVALS = ["hour", "day", "week", "month"] as const;
 export type SeriesInterval = (typeof SERIES_INTERVALS)[number];
 /** Longest range read by the hour: each day is read on its own (24 points a day). */
 export const MAX_HOURLY_DAYS = 7;
+/** The longest range of each interval, in days (day-rule.ts says why days and weeks are bounded). */
+export const SERIES_MAX_DAYS: Record<SeriesInterval, number> = {
+  hour: MAX_HOURLY_DAYS,
+  day: MAX_LISTED_DAYS,
+  week: MAX_GROUPED_DAYS,
+  month: MAX_GROUPED_DAYS,
+};
 
 export interface SeriesPoint {
   /** `2026-04-01T09` for an hour, `2026-04-01` for a day, `2026-03-30/2026-04-05` for a week or month. */
@@ -80,10 +87,10 @@ export class TimeSeriesService {
   async read(userId: number, websiteId: number, request: SeriesRequest): Promise<SeriesPoint[]> {
     const { from, to, interval, filters } = request;
     checkRange(from, to);
-    if (interval === "hour" && daysBetween(from, to) > MAX_HOURLY_DAYS) {
+    if (daysBetween(from, to) > SERIES_MAX_DAYS[interval]) {
       throw ValidationError.single(
         "interval",
-        `The interval hour is for ranges of at most ${MAX_HOURLY_DAYS} days; this one has ${daysBetween(from, to)}.`,
+        `The interval ${interval} is for ranges of at most ${SERIES_MAX_DAYS[interval]} days; this one has ${daysBetween(from, to)}.`,
       );
     }
     const website = await this.stats.forWebsite(userId, websiteId, filters);
