@@ -177,7 +177,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const passwords = new PasswordHasher();
   const users = new UserService(metadata.users, clock);
   const setupCode = (await metadata.users.any()) ? null : newSetupCode();
-  const stats = new StatsService(metadata.websites, eventStore);
+  const stats = new StatsService(metadata.websites, eventStore, clock);
   const websites = new WebsiteService(metadata.websites, clock, passwords, {
     changed: (domain) => directory.invalidate(domain),
     zoneChanged: (websiteId, zone) => eventStore.setZone(websiteId, zone),

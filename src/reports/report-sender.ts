@@ -105,6 +105,6 @@ export function createReportSender(
   clock: Clock,
   baseUrl = reportBaseUrl(config),
 ): ReportSender {
-  const builder = new ReportBuilder(new StatsService(metadata.websites, events), baseUrl);
+  const builder = new ReportBuilder(new StatsService(metadata.websites, events, clock), baseUrl);
   return new ReportSender(metadata.reports, builder, config.mailFrom, clock);
 }
