@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { LightMyRequestResponse } from "fastify";
 import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
@@ -78,6 +79,52 @@ describe("web app users", () => {
     assert.equal((await t.call(key, { url: "/api/v1/websites" })).statusCode, 200);
     assert.equal((await signIn("new@users.example", "new user passphrase")).statusCode, 303);
     assert.equal((await t.call(key, { url: "/api/v1/users" })).statusCode, 403, "not an administrator");
+  });
+
+  /** The page a change redirected to (post/redirect/get), which must be the users list. */
+  const followed = async (posted: LightMyRequestResponse) => {
+    assert.equal(posted.statusCode, 303, posted.body.slice(0, 300));
+    const location = String(posted.headers.location);
+    assert.match(location, /^\/users\?/);
+    const shown = await get(location);
+    assert.equal(shown.statusCode, 200);
+    return shown;
+  };
+
+  it("answers each change with a redirect to the list, which says what was done", async () => {
+    const { user } = await t.container.users.create({
+      email: "reloaded@users.example",
+      passwordHash: await hashPassword("reloaded passphrase"),
+    });
+    const changes: [string, Record<string, string>, string][] = [
+      ["disable", {}, "User disabled: their keys and sign-ins no longer work."],
+      ["enable", {}, "User enabled again."],
+      ["password", { password: "another passphrase" }, "Password set: the user&#39;s sign-ins have ended."],
+    ];
+    for (const [action, form, notice] of changes) {
+      const shown = await followed(
+        await post(`/users/${user.id}/${action}`, { csrf: await csrf(), ...form }),
+      );
+      assert.ok(shown.body.includes(`<p class="notice" role="status">${notice}</p>`), action);
+    }
+    assert.equal((await signIn("reloaded@users.example", "another passphrase")).statusCode, 303);
+    // The notice is one of the app's own sentences, never text from the address.
+    const crafted = await get("/users?done=%3Cb%3Eowned%3C%2Fb%3E");
+    assert.equal(crafted.statusCode, 200);
+    assert.doesNotMatch(crafted.body, /class="notice"|owned/);
+    assert.doesNotMatch((await get("/users?done=constructor")).body, /class="notice"/);
+
+    // A change refused is answered in place, saying why, and changes nothing.
+    const short = await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "short" });
+    assert.equal(short.statusCode, 422);
+    assert.equal(short.headers.location, undefined);
+    assert.match(short.body, /at least 8 characters/);
+    const self = await post(`/users/${adminId}/disable`, { csrf: await csrf() });
+    assert.equal(self.statusCode, 403);
+    assert.equal(self.headers.location, undefined);
+    const missing = await post("/users/999999/enable", { csrf: await csrf() });
+    assert.equal(missing.statusCode, 404);
+    assert.match(missing.body, /There is no such user\./);
   });
 
   /** The message shown beside `field`, or undefined. */
@@ -173,8 +220,7 @@ describe("web app users", () => {
     assert.ok(reportsBefore.some((recipient) => recipient.user.id === user.id));
 
     assert.equal((await post(`/users/${user.id}/disable`, {})).statusCode, 403, "no form token");
-    const disabled = await post(`/users/${user.id}/disable`, { csrf: await csrf() });
-    assert.equal(disabled.statusCode, 200);
+    const disabled = await followed(await post(`/users/${user.id}/disable`, { csrf: await csrf() }));
     assert.match(disabled.body, /User disabled/);
     assert.match(disabled.body, /doomed@users\.example<\/span>\s*<span class="site-meta">User · disabled/);
     assert.equal((await t.call(apiKey, { url: "/api/v1/websites" })).statusCode, 401);
@@ -188,8 +234,7 @@ describe("web app users", () => {
       "the website stays",
     );
 
-    const enabled = await post(`/users/${user.id}/enable`, { csrf: await csrf() });
-    assert.equal(enabled.statusCode, 200);
+    const enabled = await followed(await post(`/users/${user.id}/enable`, { csrf: await csrf() }));
     assert.match(enabled.body, /User enabled again\./);
     assert.equal(
       (await t.call(apiKey, { url: "/api/v1/websites" })).statusCode,
@@ -208,11 +253,9 @@ describe("web app users", () => {
     const short = await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "short" });
     assert.equal(short.statusCode, 422);
     assert.match(short.body, /at least 8 characters/);
-    const set = await post(`/users/${user.id}/password`, {
-      csrf: await csrf(),
-      password: "remembered passphrase",
-    });
-    assert.equal(set.statusCode, 200);
+    const set = await followed(
+      await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "remembered passphrase" }),
+    );
     assert.match(set.body, /Password set/);
     assert.equal((await get("/", theirs)).headers.location, "/sign-in");
     assert.equal((await signIn("forgetful@users.example", "forgotten passphrase")).statusCode, 401);

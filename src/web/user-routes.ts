@@ -1,7 +1,8 @@
 // The web app's users routes, for administrators only (anyone else gets the not-found page):
 // the list (/users), creating a user, disabling or enabling one, setting one's password.
 // Every change goes through UserService, as the users API's do, and needs the sign-in's form
-// token.
+// token. A change done redirects to the list (post/redirect/get: a reload does not post it
+// again), which says what was done; one refused is answered in place.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -32,6 +33,12 @@ const CreateBody = Type.Object({
 });
 const PasswordBody = Type.Object({ csrf: Text(128), password: Typed });
 const CsrfBody = Type.Object({ csrf: Text(128) });
+/** What the list says after a change redirected to it (`?done=`): one of these, never the address's text. */
+const DONE = new Map([
+  ["disabled", "User disabled: their keys and sign-ins no longer work."],
+  ["enabled", "User enabled again."],
+  ["password", "Password set: the user's sign-ins have ended."],
+]);
 
 export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -67,7 +74,10 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
       usersPage(stylesheet, session.user, token, listed, pageNumber, PER_PAGE, state, created),
     );
   };
-  /** A change the form asked for: refused without the form token; its outcome as the list page. */
+  /**
+   * A change the form asked for: refused without the form token; done, a redirect to the list
+   * saying so (`work` names what was done, a key of DONE); refused, the list page saying why.
+   */
   const change = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -79,7 +89,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     const userId = /^[1-9]\d{0,15}$/.test(target.id) ? Number(target.id) : 0;
     try {
       if (userId === 0) throw new NotFoundError();
-      return page(reply, session, 200, { notice: await work(session, userId) });
+      return reply.redirect(`/users?done=${await work(session, userId)}`, 303);
     } catch (error) {
       if (error instanceof NotFoundError)
         return page(reply, session, 404, { error: "There is no such user." });
@@ -93,12 +103,13 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   app.get(
     "/users",
-    { schema: { hide: true, querystring: Type.Object({ page: Text(9) }) } },
+    { schema: { hide: true, querystring: Type.Object({ page: Text(9), done: Text(16) }) } },
     async (request, reply) => {
       const session = await admin(await gate.page(request, reply), reply);
       if (!session) return reply;
       const asked = Number(request.query.page);
-      return page(reply, session, 200, {}, Number.isSafeInteger(asked) && asked >= 1 ? asked : 1);
+      const notice = DONE.get(request.query.done ?? "");
+      return page(reply, session, 200, { notice }, Number.isSafeInteger(asked) && asked >= 1 ? asked : 1);
     },
   );
 
@@ -133,7 +144,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     (request, reply) =>
       change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
         await users.setDisabledAs(session.user, userId, true);
-        return "User disabled: their keys and sign-ins no longer work.";
+        return "disabled";
       }),
   );
 
@@ -143,7 +154,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     (request, reply) =>
       change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
         await users.setDisabledAs(session.user, userId, false);
-        return "User enabled again.";
+        return "enabled";
       }),
   );
 
@@ -156,7 +167,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
         const problems = passwordProblems(password);
         if (problems.length > 0) throw new ValidationError({ password: problems });
         await users.resetPasswordAs(session.user, userId, await passwords.hash(password));
-        return "Password set: the user's sign-ins have ended.";
+        return "password";
       }),
   );
 }
