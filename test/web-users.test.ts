@@ -204,6 +204,68 @@ describe("web app users", () => {
     assert.match(setPassword.body, /The password must not be greater than 128 characters\./);
   });
 
+  it("says what is wrong with a password being set beside its field, in that user's form alone", async () => {
+    const { user } = await t.container.users.create({
+      email: "beside@users.example",
+      passwordHash: await hashPassword("beside passphrase"),
+    });
+    /** The set-password form of user `id` on a page. */
+    const formOf = (body: string, id: number) =>
+      new RegExp(
+        `<details[^>]*><summary>Set password</summary><form [^>]*action="/users/${id}/password[^"]*".*?</details>`,
+        "s",
+      ).exec(body)?.[0] ?? "";
+    const cases: [string, string][] = [
+      ["short", "The password must be at least 8 characters."],
+      ["p".repeat(129), "The password must not be greater than 128 characters."],
+    ];
+    for (const [password, message] of cases) {
+      const refused = await post(`/users/${user.id}/password`, { csrf: await csrf(), password });
+      assert.equal(refused.statusCode, 422);
+      assert.doesNotMatch(refused.body, /<p class="error"/, "not at the top of the page");
+      const form = formOf(refused.body, user.id);
+      assert.match(form, /^<details open>/, "the form is open");
+      assert.match(
+        form,
+        new RegExp(
+          `<input id="p-${user.id}" name="password" [^>]*autofocus aria-invalid="true" aria-describedby="p-${user.id}-error">`,
+        ),
+      );
+      assert.ok(form.includes(`<span class="field-error" id="p-${user.id}-error">${message}</span>`), form);
+      assert.equal(refused.body.match(/aria-invalid|field-error/g)?.length, 2, "no other field is marked");
+      assert.match(formOf(refused.body, adminId), /^<details>/, "another user's form stays closed");
+    }
+    assert.equal((await signIn("beside@users.example", "beside passphrase")).statusCode, 303, "unchanged");
+
+    // On a later page of the list, the forms come back to that page, where the user is.
+    for (let i = 0; i < 25; i++) await t.container.users.create({ email: `filler-${i}@users.example` });
+    const second = await get("/users?page=2");
+    assert.ok(second.body.includes(`action="/users/${user.id}/password?page=2"`), "the form says its page");
+    const refused = await post(`/users/${user.id}/password?page=2`, {
+      csrf: await csrf(),
+      password: "short",
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /<span>Page 2 of \d+<\/span>/);
+    assert.ok(
+      formOf(refused.body, user.id).includes(`id="p-${user.id}-error">The password must be at least 8`),
+    );
+    // Posted from another page (the list has grown since), the form is not on the page: said above it.
+    const elsewhere = await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "short" });
+    assert.equal(elsewhere.statusCode, 422);
+    assert.match(
+      elsewhere.body,
+      /<p class="error" role="alert">The password must be at least 8 characters\.<\/p>/,
+    );
+    const set = await post(`/users/${user.id}/password?page=2`, {
+      csrf: await csrf(),
+      password: "beside passphrase 2",
+    });
+    assert.equal(set.headers.location, "/users?page=2&done=password");
+    const disabled = await post(`/users/${user.id}/disable?page=2`, { csrf: await csrf() });
+    assert.equal(disabled.headers.location, "/users?page=2&done=disabled");
+  });
+
   it("disables a user (keys, sign-ins and reports stop, websites stay) and enables them again", async () => {
     const { user, apiKey } = await t.container.users.create({
       email: "doomed@users.example",

@@ -10,9 +10,9 @@ import { Type } from "typebox";
 import { passwordProblems } from "../accounts/owner-sessions.js";
 import { AppError, NotFoundError, ValidationError } from "../errors.js";
 import { sendHtml } from "../pages/html-response.js";
-import { usersPage } from "./user-views.js";
+import { type UsersState, usersPage } from "./user-views.js";
 import type { WebAppOptions } from "./web-app.js";
-import { type FormState, messagePage } from "./web-page.js";
+import { messagePage } from "./web-page.js";
 import { ownerGate, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
@@ -24,6 +24,8 @@ const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
  */
 const Typed = Type.Optional(Type.String());
 const UserParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+/** The list's page a change's form is on (its action says it), where its answer goes back to. */
+const PageQuery = Type.Object({ page: Text(9) });
 const CreateBody = Type.Object({
   csrf: Text(128),
   email: Typed,
@@ -39,6 +41,19 @@ const DONE = new Map([
   ["enabled", "User enabled again."],
   ["password", "Password set: the user's sign-ins have ended."],
 ]);
+
+/** A post of a change to user `id`, from the list's page `page`. */
+type ChangeRequest = FastifyRequest & {
+  params: { id: string };
+  query: { page?: string | undefined };
+  body?: { csrf?: string | undefined } | undefined;
+};
+
+/** The list's page asked for; the first when none or not a page number. */
+function pageOf(asked: string | undefined): number {
+  const page = Number(asked);
+  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
+}
 
 export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -62,7 +77,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     reply: FastifyReply,
     session: Session,
     status: number,
-    state: FormState,
+    state: UsersState,
     pageNumber = 1,
     created?: { email: string; key: string },
   ) => {
@@ -75,28 +90,37 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     );
   };
   /**
-   * A change the form asked for: refused without the form token; done, a redirect to the list
-   * saying so (`work` names what was done, a key of DONE); refused, the list page saying why.
+   * A change the form asked for: refused without the form token; done, a redirect to the
+   * form's page of the list saying so (`work` names what was done, a key of DONE); refused,
+   * that page saying why.
    */
   const change = async (
-    request: FastifyRequest,
+    request: ChangeRequest,
     reply: FastifyReply,
-    target: { id: string; csrf: string | undefined },
     work: (session: Session, userId: number) => Promise<string>,
   ) => {
-    const session = await adminPost(request, reply, target.csrf);
+    const session = await adminPost(request, reply, request.body?.csrf);
     if (!session) return reply;
-    const userId = /^[1-9]\d{0,15}$/.test(target.id) ? Number(target.id) : 0;
+    const userId = /^[1-9]\d{0,15}$/.test(request.params.id) ? Number(request.params.id) : 0;
+    const listPage = pageOf(request.query.page);
     try {
       if (userId === 0) throw new NotFoundError();
-      return reply.redirect(`/users?done=${await work(session, userId)}`, 303);
+      const done = await work(session, userId);
+      return reply.redirect(`/users?${listPage > 1 ? `page=${listPage}&` : ""}done=${done}`, 303);
     } catch (error) {
       if (error instanceof NotFoundError)
-        return page(reply, session, 404, { error: "There is no such user." });
+        return page(reply, session, 404, { error: "There is no such user." }, listPage);
+      // Only the password is checked: its error goes beside that user's field.
       if (error instanceof ValidationError)
-        return page(reply, session, 422, { error: Object.values(error.fields).flat().join(" ") });
+        return page(
+          reply,
+          session,
+          422,
+          { refusedPassword: { userId, errors: Object.values(error.fields).flat() } },
+          listPage,
+        );
       if (error instanceof AppError && error.code === "forbidden")
-        return page(reply, session, 403, { error: error.message });
+        return page(reply, session, 403, { error: error.message }, listPage);
       throw error;
     }
   };
@@ -107,9 +131,8 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     async (request, reply) => {
       const session = await admin(await gate.page(request, reply), reply);
       if (!session) return reply;
-      const asked = Number(request.query.page);
       const notice = DONE.get(request.query.done ?? "");
-      return page(reply, session, 200, { notice }, Number.isSafeInteger(asked) && asked >= 1 ? asked : 1);
+      return page(reply, session, 200, { notice }, pageOf(request.query.page));
     },
   );
 
@@ -140,9 +163,9 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   app.post(
     "/users/:id/disable",
-    { schema: { hide: true, params: UserParams, body: Type.Optional(CsrfBody) } },
+    { schema: { hide: true, params: UserParams, querystring: PageQuery, body: Type.Optional(CsrfBody) } },
     (request, reply) =>
-      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+      change(request, reply, async (session, userId) => {
         await users.setDisabledAs(session.user, userId, true);
         return "disabled";
       }),
@@ -150,9 +173,9 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   app.post(
     "/users/:id/enable",
-    { schema: { hide: true, params: UserParams, body: Type.Optional(CsrfBody) } },
+    { schema: { hide: true, params: UserParams, querystring: PageQuery, body: Type.Optional(CsrfBody) } },
     (request, reply) =>
-      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+      change(request, reply, async (session, userId) => {
         await users.setDisabledAs(session.user, userId, false);
         return "enabled";
       }),
@@ -160,9 +183,9 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   app.post(
     "/users/:id/password",
-    { schema: { hide: true, params: UserParams, body: Type.Optional(PasswordBody) } },
+    { schema: { hide: true, params: UserParams, querystring: PageQuery, body: Type.Optional(PasswordBody) } },
     (request, reply) =>
-      change(request, reply, { id: request.params.id, csrf: request.body?.csrf }, async (session, userId) => {
+      change(request, reply, async (session, userId) => {
         const password = request.body?.password ?? "";
         const problems = passwordProblems(password);
         if (problems.length > 0) throw new ValidationError({ password: problems });

@@ -1,6 +1,7 @@
 // The web app's users page, for administrators: every user (a page at a time) with their
 // role and state, a button to disable or enable each (not oneself), a form to set each one's
-// web app password, and the form that creates a user (their API key shown once).
+// web app password (a refused one open, its error beside its field), and the form that
+// creates a user (their API key shown once).
 
 import { EMAIL_MAX_LENGTH } from "../accounts/email-rule.js";
 import { PASSWORD_MAX } from "../accounts/owner-sessions.js";
@@ -10,7 +11,33 @@ import { pager } from "../pages/pager.js";
 import type { UserRecord } from "../storage/ports.js";
 import { type FormState, formFields, formNotices, ownerPage } from "./web-page.js";
 
-function userRow(user: UserRecord, me: UserRecord, formToken: string): Html {
+/** The state of the page's forms: the new user's, and a user's password form that was refused. */
+export interface UsersState extends FormState {
+  /** Whose password was refused and why, said beside that form's field (each row has one). */
+  refusedPassword?: { userId: number; errors: readonly string[] };
+}
+
+/** A user's set-password form: closed, or open with its field marked and the error beside it. */
+function passwordForm(user: UserRecord, formToken: string, from: string, errors: readonly string[]): Html {
+  const id = `p-${user.id}`;
+  const wrong = errors.length > 0;
+  return html`<details${wrong ? html` open` : ""}><summary>Set password</summary><form method="post" action="/users/${user.id}/password${from}" class="stack" novalidate><input type="hidden" name="csrf" value="${formToken}"><label for="${id}">New password for ${user.email}</label><input id="${id}" name="password" type="password" autocomplete="new-password" maxlength="${PASSWORD_MAX}" required${
+    wrong ? html` autofocus aria-invalid="true" aria-describedby="${id}-error">` : html`>`
+  }${wrong ? html`<span class="field-error" id="${id}-error">${errors.join(" ")}</span>` : ""}<button type="submit">Set password</button></form></details>`;
+}
+
+/**
+ * A user's row on page `page` of the list, which its forms name so their answers come back
+ * to it; `passwordErrors`: why their set-password form was refused, if it was.
+ */
+function userRow(
+  user: UserRecord,
+  me: UserRecord,
+  formToken: string,
+  page: number,
+  passwordErrors: readonly string[],
+): Html {
+  const from = page > 1 ? `?page=${page}` : "";
   const role = user.isAdmin ? "Administrator" : "User";
   const state = user.disabledAt === null ? "" : " · disabled";
   const action = user.disabledAt === null ? "disable" : "enable";
@@ -19,9 +46,9 @@ function userRow(user: UserRecord, me: UserRecord, formToken: string): Html {
 <span class="user-actions">${
     user.id === me.id
       ? html`<span class="hint">You</span>`
-      : html`<form method="post" action="/users/${user.id}/${action}" class="inline"><input type="hidden" name="csrf" value="${formToken}"><button type="submit"${action === "disable" ? html` class="danger"` : ""} aria-label="${action === "disable" ? "Disable" : "Enable"} ${user.email}">${action === "disable" ? "Disable" : "Enable"}</button></form>`
+      : html`<form method="post" action="/users/${user.id}/${action}${from}" class="inline"><input type="hidden" name="csrf" value="${formToken}"><button type="submit"${action === "disable" ? html` class="danger"` : ""} aria-label="${action === "disable" ? "Disable" : "Enable"} ${user.email}">${action === "disable" ? "Disable" : "Enable"}</button></form>`
   }
-<details><summary>Set password</summary><form method="post" action="/users/${user.id}/password" class="stack" novalidate><input type="hidden" name="csrf" value="${formToken}"><label for="p-${user.id}">New password for ${user.email}</label><input id="p-${user.id}" name="password" type="password" autocomplete="new-password" maxlength="${PASSWORD_MAX}" required><button type="submit">Set password</button></form></details></span></li>`;
+${passwordForm(user, formToken, from, passwordErrors)}</span></li>`;
 }
 
 export function usersPage(
@@ -31,10 +58,14 @@ export function usersPage(
   listed: { items: readonly UserRecord[]; total: number },
   page: number,
   perPage: number,
-  state: FormState,
+  state: UsersState,
   created?: { email: string; key: string },
 ): Html {
   const pages = Math.max(1, Math.ceil(listed.total / perPage));
+  const refused = state.refusedPassword;
+  const passwordErrors = (user: UserRecord) => (user.id === refused?.userId ? refused.errors : []);
+  // A user no longer on this page (others were created since), whose form is not shown here.
+  const unseen = refused && !listed.items.some((user) => user.id === refused.userId);
   return ownerPage(
     "Users",
     stylesheet,
@@ -49,8 +80,8 @@ export function usersPage(
     }<div class="card">
 <h1>Users</h1>
 <p class="hint">A disabled user's keys and sign-ins stop at once; their websites and statistics stay.</p>
-${formNotices(state)}
-<ul class="sites keys">${listed.items.map((user) => userRow(user, me, formToken))}</ul>${pager(page, pages, (n) => `/users?page=${n}`)}
+${formNotices(unseen ? { ...state, error: refused.errors.join(" ") } : state)}
+<ul class="sites keys">${listed.items.map((user) => userRow(user, me, formToken, page, passwordErrors(user)))}</ul>${pager(page, pages, (n) => `/users?page=${n}`)}
 <h2>New user</h2>
 <form method="post" action="/users" novalidate class="stack">
 <input type="hidden" name="csrf" value="${formToken}">
