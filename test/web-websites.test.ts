@@ -327,3 +327,66 @@ describe("web app websites", () => {
     );
   });
 });
+
+describe("web app websites list order", () => {
+  let t: TestApp;
+  let key = "";
+  let client: WebClient;
+
+  before(async () => {
+    t = await createTestApp();
+    const created = await t.container.users.create({
+      email: "order@owner.example",
+      passwordHash: await hashPassword(PASSWORD),
+    });
+    key = created.apiKey;
+    // Stored as apple.example, xn--80adxhks.example, xn--bcher-kva.example, xn--mnchen-3ya.de,
+    // xylophone.example, zebra.example, and one that does not decode.
+    for (const domain of [
+      "zebra.example",
+      "münchen.de",
+      "XYLOPHONE.example",
+      "москва.example",
+      "apple.example",
+      "Bücher.example",
+      "xn--zz.example",
+    ]) {
+      const response = await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain } });
+      assert.equal(response.statusCode, 201, response.body);
+    }
+    client = await signedIn(t, "order@owner.example", PASSWORD);
+  });
+
+  after(async () => {
+    await t.close();
+  });
+
+  it("sorts the owner's websites by their domain as shown, not its ASCII form", async () => {
+    const page = await client.get("/");
+    assert.equal(page.statusCode, 200);
+    const shown = [...page.body.matchAll(/<a class="site-name" href="[^"]*">([^<]*)<\/a>/g)].map((m) => m[1]);
+    assert.deepEqual(shown, [
+      "apple.example",
+      "bücher.example",
+      "münchen.de",
+      "xn--zz.example",
+      "xylophone.example",
+      "zebra.example",
+      "москва.example",
+    ]);
+    // The API's sort_by=domain sorts the resource's domain, its ASCII form (CONTRACT.md 3.2, 3.4).
+    const api = await t.call(key, { url: "/api/v1/websites?sort_by=domain&sort=asc&per_page=10" });
+    assert.deepEqual(
+      api.json().data.map((website: { domain: string }) => website.domain),
+      [
+        "apple.example",
+        "xn--80adxhks.example",
+        "xn--bcher-kva.example",
+        "xn--mnchen-3ya.de",
+        "xn--zz.example",
+        "xylophone.example",
+        "zebra.example",
+      ],
+    );
+  });
+});

@@ -155,7 +155,11 @@ export interface WebsiteListQuery {
   userId: number;
   /** Lowercase (NFC) substring of the domain in its ASCII or Unicode form, matched literally. */
   search: string | null;
-  sortBy: "id" | "domain";
+  /**
+   * `domain`: the stored ASCII form (the API's sort_by=domain); `domain_unicode`: the form
+   * people read (the web app's list). Both are lowercase, so either order ignores case.
+   */
+  sortBy: "id" | "domain" | "domain_unicode";
   sort: "asc" | "desc";
   limit: number;
   offset: number;

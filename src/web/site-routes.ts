@@ -140,7 +140,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     const page = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
     const listed = await websites.list(session.user.id, {
       search,
-      sortBy: "domain",
+      sortBy: "domain_unicode",
       sort: "asc",
       perPage: PER_PAGE,
       page,

@@ -40,7 +40,8 @@ export interface NewWebsiteInput extends WebsiteSettings {
 
 export interface WebsiteListOptions {
   search?: string | undefined;
-  sortBy: "id" | "domain";
+  /** `domain_unicode`: by the domain as shown (münchen.de among the m's), not its ASCII form. */
+  sortBy: "id" | "domain" | "domain_unicode";
   sort: "asc" | "desc";
   perPage: number;
   page: number;

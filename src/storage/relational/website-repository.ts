@@ -112,9 +112,12 @@ export class RelationalWebsiteRepository implements WebsiteRepository {
       );
     }
     const counted = await base.select((eb) => eb.fn.countAll().as("total")).executeTakeFirstOrThrow();
+    // Byte-wise columns, so every engine orders alike (by code point); ties, if two domains
+    // ever read alike, in creation order, so pages neither overlap nor skip.
     const rows = await base
       .selectAll()
       .orderBy(query.sortBy, query.sort)
+      .orderBy("id", query.sort)
       .limit(query.limit)
       .offset(query.offset)
       .execute();
