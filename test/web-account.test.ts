@@ -12,6 +12,7 @@ import { ManualClock } from "../src/clock.js";
 import { MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
 import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
+import type { FormFields } from "./support/web-client.js";
 
 const EMAIL = "first@owner.example";
 const PASSWORD = "correct horse battery";
@@ -40,7 +41,7 @@ describe("web app accounts", () => {
 
   const post = (
     url: string,
-    form: Record<string, string>,
+    form: FormFields,
     options: { cookie?: string; ip?: string; headers?: Record<string, string> } = {},
   ) =>
     t.app.inject({
@@ -114,6 +115,16 @@ describe("web app accounts", () => {
     assert.match(overLong.body, /value="first@owner\.example"/);
     assert.ok(overLong.body.includes(`value="${"n".repeat(256)}"`));
     assert.match(overLong.body, /name="name" type="text" autocomplete="name" value="n+" maxlength="255"/);
+    // A field sent twice (only a crafted post does) is said so beside it; nobody is created.
+    const twice = await post("/setup", [
+      ["code", code],
+      ["email", EMAIL],
+      ["email", "second@owner.example"],
+      ["password", PASSWORD],
+    ]);
+    assert.equal(twice.statusCode, 422, twice.body.slice(0, 300));
+    assert.match(twice.body, /id="f-email-error">The email must be given once, not 2 times\.</);
+    assert.equal(await t.container.owners.needsSetup(), true);
     const longCode = await post("/setup", { code: "A".repeat(100), email: EMAIL, password: PASSWORD });
     assert.equal(longCode.statusCode, 403, "an over-long code is a wrong one");
     assert.match(longCode.body, /The setup code is wrong\./);
@@ -202,6 +213,38 @@ describe("web app accounts", () => {
     const refused = await post("/sign-in", { email: longEmail, password: PASSWORD });
     assert.equal(refused.statusCode, 401);
     assert.ok(refused.body.includes(`value="${longEmail}"`), "the email is kept");
+    await signIn();
+  });
+
+  it("gives the sign-in and password forms with a field sent twice back, saying so beside it", async () => {
+    const signIn2 = await post("/sign-in", [
+      ["email", EMAIL],
+      ["password", "wrong password"],
+      ["password", PASSWORD],
+    ]);
+    assert.equal(signIn2.statusCode, 422, signIn2.body.slice(0, 300));
+    assert.match(signIn2.body, /id="f-password-error">The password must be given once, not 2 times\.</);
+    assert.match(signIn2.body, /value="first@owner\.example"/, "the email is kept");
+    assert.equal(sessionCookieOf(signIn2), undefined, "nobody is signed in");
+
+    const cookie = await signIn();
+    const token = formTokenOf((await get("/account/password", cookie)).body);
+    const change = await post(
+      "/account/password",
+      [
+        ["csrf", token],
+        ["current_password", PASSWORD],
+        ["new_password", "first new passphrase"],
+        ["new_password", "second new passphrase"],
+      ],
+      { cookie },
+    );
+    assert.equal(change.statusCode, 422, change.body.slice(0, 300));
+    assert.match(
+      change.body,
+      /id="f-new_password-error">The new password must be given once, not 2 times\.</,
+    );
+    assert.equal((await get("/", cookie)).statusCode, 200, "still signed in, the password unchanged");
     await signIn();
   });
 

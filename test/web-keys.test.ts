@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
-import { signedIn, type WebClient } from "./support/web-client.js";
+import { type FormFields, signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "keys passphrase";
 const KEY = /<p class="key"><code>(ak_[^<]+)<\/code>/;
@@ -20,7 +20,7 @@ describe("web app API keys", () => {
 
   let client: WebClient;
   const get = (url: string) => client.get(url);
-  const post = (url: string, form: Record<string, string>) => client.post(url, form);
+  const post = (url: string, form: FormFields) => client.post(url, form);
   const csrf = () => client.formToken("/account/keys");
   const create = async (name: string, access: "read" | "full") => {
     const response = await post("/account/keys", { csrf: await csrf(), name, access });
@@ -67,6 +67,20 @@ describe("web app API keys", () => {
     assert.match(long.body, /id="f-name-error">The name must not be greater than 100 characters\.</);
     assert.ok(long.body.includes(`value="${"k".repeat(1001)}"`), "the name is kept");
     assert.match(long.body, /value="full" checked/, "the access is kept");
+  });
+
+  it("gives a form with a field sent twice back, saying so beside it, and makes no key", async () => {
+    const twice = await post("/account/keys", [
+      ["csrf", await csrf()],
+      ["name", "Twice"],
+      ["access", "read"],
+      ["access", "full"],
+    ]);
+    assert.equal(twice.statusCode, 422, twice.body.slice(0, 300));
+    assert.match(twice.body, /id="f-access-error">The access must be given once, not 2 times\.</);
+    assert.match(twice.body, /value="Twice"/, "the name is kept");
+    assert.doesNotMatch(twice.body, /class="key"/);
+    assert.doesNotMatch((await get("/account/keys")).body, /Twice/, "no key made");
   });
 
   it("makes a read-only key that reads statistics and websites only", async () => {

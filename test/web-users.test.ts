@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from "fastify";
 import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
-import { asClient, postSignIn, signedIn, type WebClient } from "./support/web-client.js";
+import { asClient, type FormFields, postSignIn, signedIn, type WebClient } from "./support/web-client.js";
 
 const ADMIN = "admin@users.example";
 const PASSWORD = "admin passphrase";
@@ -23,8 +23,7 @@ describe("web app users", () => {
   const signIn = (email: string, password: string) => postSignIn(t, email, password);
   const cookieOf = async (email: string, password: string) => (await signedIn(t, email, password)).cookie;
   const get = (url: string, cookie = admin) => asClient(t, cookie).get(url);
-  const post = (url: string, form: Record<string, string>, cookie = admin) =>
-    asClient(t, cookie).post(url, form);
+  const post = (url: string, form: FormFields, cookie = admin) => asClient(t, cookie).post(url, form);
   const csrf = () => client.formToken("/users");
 
   before(async () => {
@@ -264,6 +263,57 @@ describe("web app users", () => {
     assert.equal(set.headers.location, "/users?page=2&done=password");
     const disabled = await post(`/users/${user.id}/disable?page=2`, { csrf: await csrf() });
     assert.equal(disabled.headers.location, "/users?page=2&done=disabled");
+  });
+
+  it("gives a form with a field sent twice back, saying so beside it, and changes nothing", async () => {
+    const token = await csrf();
+    const twice = await post("/users", [
+      ["csrf", token],
+      ["email", "twice@users.example"],
+      ["name", "First"],
+      ["name", "Second"],
+      ["admin", "1"],
+      ["admin", "0"],
+    ]);
+    assert.equal(twice.statusCode, 422, twice.body.slice(0, 300));
+    assert.equal(besideField(twice.body, "name"), "The name must be given once, not 2 times.");
+    assert.equal(besideField(twice.body, "admin"), "The admin must be given once, not 2 times.");
+    assert.equal(besideField(twice.body, "email"), undefined);
+    assert.match(twice.body, /value="twice@users\.example"/, "what was typed is kept");
+    const { data } = (await t.call(adminKey, { url: "/api/v1/users?per_page=100" })).json();
+    assert.ok(
+      !data.some((user: { email: string }) => user.email === "twice@users.example"),
+      "nobody created",
+    );
+
+    const { user } = await t.container.users.create({
+      email: "twice-password@users.example",
+      passwordHash: await hashPassword("twice passphrase"),
+    });
+    const password = await post(`/users/${user.id}/password`, [
+      ["csrf", token],
+      ["password", "first passphrase"],
+      ["password", "second passphrase"],
+    ]);
+    assert.equal(password.statusCode, 422);
+    assert.ok(
+      password.body.includes(
+        `<span class="field-error" id="p-${user.id}-error">The password must be given once, not 2 times.</span>`,
+      ),
+    );
+    assert.equal((await signIn("twice-password@users.example", "twice passphrase")).statusCode, 303);
+
+    // The form token is checked, not shown: the first one sent is the one checked.
+    const wrongFirst = await post(`/users/${user.id}/disable`, [
+      ["csrf", "x".repeat(43)],
+      ["csrf", token],
+    ]);
+    assert.equal(wrongFirst.statusCode, 403);
+    const sameTwice = await post(`/users/${user.id}/disable`, [
+      ["csrf", token],
+      ["csrf", token],
+    ]);
+    assert.equal(sameTwice.statusCode, 303);
   });
 
   it("disables a user (keys, sign-ins and reports stop, websites stay) and enables them again", async () => {

@@ -11,7 +11,7 @@ import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { PASSWORD_REQUIRED } from "../src/websites/website-rules.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
-import { signedIn, type WebClient } from "./support/web-client.js";
+import { type FormFields, signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "owner passphrase";
 const CHROME =
@@ -24,7 +24,7 @@ describe("web app websites", () => {
 
   let client: WebClient;
   const get = (url: string) => client.get(url);
-  const post = (url: string, form: Record<string, string>) => client.post(url, form);
+  const post = (url: string, form: FormFields) => client.post(url, form);
   const formToken = (url = "/") => client.formToken(url);
   const apiWebsite = async (id: number) => (await t.call(key, { url: `/api/v1/websites/${id}` })).json();
 
@@ -161,6 +161,35 @@ describe("web app websites", () => {
     );
     assert.match(update.body, /<option value="Europe\/Berlin" selected>/, "the time zone is kept");
     assert.equal((await apiWebsite(id)).data.privacy, 1, "nothing was saved");
+  });
+
+  it("gives a form with a field sent twice back, saying so beside it, and changes nothing", async () => {
+    const token = await formToken("/websites/new");
+    const added = await post("/websites", [
+      ["csrf", token],
+      ["domain", "twice-a.example"],
+      ["domain", "twice-b.example"],
+      ["privacy", "0"],
+      ["timezone", "UTC"],
+    ]);
+    assert.equal(added.statusCode, 422, added.body.slice(0, 300));
+    assert.match(added.body, /id="f-domain-error">The domain must be given once, not 2 times\.</);
+    const listed = (await t.call(key, { url: "/api/v1/websites?search=twice-" })).json();
+    assert.equal(listed.meta.total, 0, "no website added");
+
+    const id = (
+      await t.call(key, { method: "POST", url: "/api/v1/websites", form: { domain: "twice.example" } })
+    ).json().data.id;
+    const saved = await post(`/websites/${id}`, [
+      ["csrf", token],
+      ["privacy", "0"],
+      ["timezone", "UTC"],
+      ["exclude_ips", "10.0.0.1"],
+      ["exclude_ips", "10.0.0.2"],
+    ]);
+    assert.equal(saved.statusCode, 422, saved.body.slice(0, 300));
+    assert.match(saved.body, /id="f-exclude_ips-error">The exclude ips must be given once, not 2 times\.</);
+    assert.equal((await apiWebsite(id)).data.exclude_ips, null, "nothing saved");
   });
 
   it("saves settings, keeping a stored password when none is typed", async () => {

@@ -14,7 +14,14 @@ import { passwordChangePage, setupPage, signInPage } from "./account-views.js";
 import { homePage } from "./site-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { crossSitePage, type FormState } from "./web-page.js";
-import { clearSessionCookie, formAccepted, ownerGate, sessionOf, setSessionCookie } from "./web-request.js";
+import {
+  clearSessionCookie,
+  formAccepted,
+  ownerGate,
+  repeatedFields,
+  sessionOf,
+  setSessionCookie,
+} from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 /**
@@ -51,6 +58,9 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
     if (!(await owners.needsSetup())) return reply.redirect("/sign-in", 303);
     const body = request.body ?? {};
     const values = { email: body.email, name: body.name };
+    const repeated = repeatedFields(request, SetupBody);
+    if (Object.keys(repeated).length > 0)
+      return sendHtml(reply, 422, setupPage(stylesheet, { values, fields: repeated }));
     let outcome: Awaited<ReturnType<OwnerSessions["setUp"]>>;
     try {
       outcome = await owners.setUp(
@@ -98,6 +108,9 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
       if (!(await formAccepted(request, publicUrl))) return sendHtml(reply, 403, crossSitePage(stylesheet));
       const body = request.body ?? {};
       const again: FormState = { values: { email: body.email }, focus: body.email ? "password" : "email" };
+      const repeated = repeatedFields(request, SignInBody);
+      if (Object.keys(repeated).length > 0)
+        return sendHtml(reply, 422, signInPage(stylesheet, { ...again, fields: repeated }));
       const outcome = await owners.signIn(body.email ?? "", body.password ?? "", request.ip);
       if (outcome.state === "granted") {
         setSessionCookie(request, reply, outcome.token);
@@ -143,6 +156,8 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
           status,
           passwordChangePage(stylesheet, session.user, await owners.formToken(token), state),
         );
+      const repeated = repeatedFields(request, PasswordBody);
+      if (Object.keys(repeated).length > 0) return page(422, { fields: repeated });
       let outcome: Awaited<ReturnType<OwnerSessions["changePassword"]>>;
       try {
         outcome = await owners.changePassword(

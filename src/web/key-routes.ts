@@ -9,7 +9,7 @@ import { sendHtml } from "../pages/html-response.js";
 import { keysPage, revokeKeyPage } from "./key-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import type { FormState } from "./web-page.js";
-import { ownerGate, type Session } from "./web-request.js";
+import { ownerGate, repeatedFields, type Session } from "./web-request.js";
 
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 /** The name has no limit here (going over would fail the whole form): the key rules say so beside it. */
@@ -56,11 +56,10 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
       const session = await gate.post(request, reply, body.csrf);
       if (!session) return reply;
       const values = { name: body.name, access: body.access };
+      const fields = repeatedFields(request, CreateBody);
       if (body.access !== "read" && body.access !== "full")
-        return page(reply, session, 422, {
-          values,
-          fields: { access: ["The access must be one of: read, full."] },
-        });
+        fields.access ??= ["The access must be one of: read, full."];
+      if (Object.keys(fields).length > 0) return page(reply, session, 422, { values, fields });
       try {
         const { record, key } = await keys.create(session.user, {
           name: body.name ?? "",

@@ -27,7 +27,7 @@ import {
 import { visitorTrend } from "./visitor-trend.js";
 import type { WebAppOptions } from "./web-app.js";
 import { appHeader, type FormState, messagePage } from "./web-page.js";
-import { ownerGate, type Session } from "./web-request.js";
+import { ownerGate, repeatedFields, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -186,6 +186,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       if (!session) return reply;
       const token = await owners.formToken(session.token);
       const { settings, fields } = settingsOf(body, false);
+      Object.assign(fields, repeatedFields(request, CreateBody));
       const again = (state: FormState) =>
         sendHtml(
           reply,
@@ -267,6 +268,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
       const token = await owners.formToken(session.token);
       const origin = publicUrl ?? requestOrigin(request);
       const { settings, fields } = settingsOf(body, true);
+      Object.assign(fields, repeatedFields(request, UpdateBody));
       const check = await checkOf(session, website.id);
       const again = (state: FormState) =>
         sendHtml(

@@ -13,7 +13,7 @@ import { sendHtml } from "../pages/html-response.js";
 import { type UsersState, usersPage } from "./user-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { messagePage } from "./web-page.js";
-import { ownerGate, type Session } from "./web-request.js";
+import { ownerGate, repeatedFields, type Session } from "./web-request.js";
 
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
@@ -146,6 +146,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     const fields = await users.problemsAs(session.user, input);
     const problems = body.password ? passwordProblems(body.password) : [];
     if (problems.length > 0) fields.password = problems;
+    Object.assign(fields, repeatedFields(request, CreateBody));
     if (Object.keys(fields).length > 0) return page(reply, session, 422, { values, fields });
     try {
       const passwordHash = body.password ? await passwords.hash(body.password) : null;
@@ -187,7 +188,7 @@ export function userRoutes(scope: FastifyInstance, options: WebAppOptions): void
     (request, reply) =>
       change(request, reply, async (session, userId) => {
         const password = request.body?.password ?? "";
-        const problems = passwordProblems(password);
+        const problems = repeatedFields(request, PasswordBody).password ?? passwordProblems(password);
         if (problems.length > 0) throw new ValidationError({ password: problems });
         await users.resetPasswordAs(session.user, userId, await passwords.hash(password));
         return "password";

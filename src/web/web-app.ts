@@ -1,6 +1,7 @@
 // The owner's web app, one Fastify plugin: its account pages (account-routes.ts), its
 // websites (site-routes.ts), API keys (key-routes.ts) and users (user-routes.ts), under the same security headers as the stats pages (no script
-// at all, nothing from another host) and an error handler that answers pages, not JSON.
+// at all, nothing from another host), each form field taken once (web-request.ts) and an
+// error handler that answers pages, not JSON.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance } from "fastify";
@@ -23,6 +24,7 @@ import { keyRoutes } from "./key-routes.js";
 import { siteRoutes } from "./site-routes.js";
 import { userRoutes } from "./user-routes.js";
 import { messagePage } from "./web-page.js";
+import { firstValues } from "./web-request.js";
 
 export interface WebAppOptions {
   owners: OwnerSessions;
@@ -57,6 +59,7 @@ export async function webApp(scope: FastifyInstance, options: WebAppOptions) {
     reply.headers(SECURITY_HEADERS);
     reply.header("cache-control", "private, no-store");
   });
+  app.addHook("preValidation", firstValues);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError && error.code === "unavailable") {
       return sendHtml(

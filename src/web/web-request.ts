@@ -1,13 +1,17 @@
 // What every route of the web app does with a request: find who is signed in (the cookie's
 // token, owner-sessions.ts), accept a form only from this server's pages and, once signed in,
-// with its sign-in's form token, set or clear the sign-in cookie, and answer HTML.
+// with its sign-in's form token, take each form field once, set or clear the sign-in cookie,
+// and answer HTML.
 //
 // The cookie is HttpOnly and SameSite=Lax (a link from an email still opens the app signed
 // in; posts are guarded by the checks here), Secure whenever the request came over HTTPS.
 
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { TObject } from "typebox";
 import { OWNER_SESSION_SECONDS, type OwnerSessions } from "../accounts/owner-sessions.js";
+import type { FieldErrors } from "../errors.js";
 import { cookieValue } from "../pages/access-cookie.js";
+import { repeatedPart } from "../pages/dashboard-state.js";
 import { fromOwnPage } from "../pages/form-origin.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { UserRecord } from "../storage/ports.js";
@@ -69,6 +73,41 @@ export function ownerGate(owners: OwnerSessions, stylesheet: string, publicUrl: 
       return null;
     },
   };
+}
+
+/** Per request, the form fields it sent more than once and how many times (firstValues). */
+const repeats = new WeakMap<FastifyRequest, Map<string, number>>();
+
+/**
+ * A preValidation hook: a field sent more than once (`name=a&name=b`, which only a crafted
+ * post sends) reaches the body as a list, which the routes' schemas refused with a bare 400
+ * and every value lost. Each list is cut to its first value, so the form can be given back
+ * with what was typed, and the field noted for repeatedFields. The form token is checked,
+ * never shown: its first value is the one checked.
+ */
+export async function firstValues(request: FastifyRequest): Promise<void> {
+  if (typeof request.body !== "object" || request.body === null) return;
+  const body = request.body as Record<string, unknown>;
+  const times = new Map<string, number>();
+  for (const [name, value] of Object.entries(body)) {
+    // Only a form's repeated field: a list of one or none comes from JSON, no form of the app.
+    if (!Array.isArray(value) || value.length < 2) continue;
+    body[name] = value[0];
+    if (name !== "csrf") times.set(name, value.length);
+  }
+  if (times.size > 0) repeats.set(request, times);
+}
+
+/**
+ * What to say beside each field of `form` (a route's body schema) that the request sent more
+ * than once, as the dashboard says of a repeated part; a route refuses the form while any is.
+ */
+export function repeatedFields(request: FastifyRequest, form: TObject): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const [name, times] of repeats.get(request) ?? []) {
+    if (Object.hasOwn(form.properties, name)) fields[name] = [repeatedPart(name, times)];
+  }
+  return fields;
 }
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {

@@ -7,11 +7,14 @@ import type { LightMyRequestResponse } from "fastify";
 import { SESSION_COOKIE } from "../../src/web/web-request.js";
 import type { TestApp } from "./test-app.js";
 
+/** A form's fields: by name, or as pairs (which may send a field more than once, as a crafted post). */
+export type FormFields = Record<string, string> | [string, string][];
+
 export interface WebClient {
   /** The sign-in's token, as its cookie holds it. */
   cookie: string;
   get(url: string): Promise<LightMyRequestResponse>;
-  post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse>;
+  post(url: string, form: FormFields): Promise<LightMyRequestResponse>;
   /** The form token of the page at `url`. */
   formToken(url: string): Promise<string>;
 }
