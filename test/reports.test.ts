@@ -24,11 +24,17 @@ const V1 = { ip: "81.2.69.142", user_agent: CHROME };
 const V2 = { ip: "8.8.8.8", user_agent: CHROME };
 const V3 = { ip: "1.1.1.1", user_agent: CHROME };
 
-async function createWebsite(t: TestApp, key: string, domain: string, email: 0 | 1): Promise<number> {
+async function createWebsite(
+  t: TestApp,
+  key: string,
+  domain: string,
+  email: 0 | 1,
+  timezone = "UTC",
+): Promise<number> {
   const response = await t.call(key, {
     method: "POST",
     url: "/api/v1/websites",
-    form: { domain, email: String(email) },
+    form: { domain, email: String(email), timezone },
   });
   assert.equal(response.statusCode, 201, response.body);
   return response.json().data.id;
@@ -69,7 +75,8 @@ describe("email reports", () => {
     await t.container.users.create({ email: "dave@example.org" }); // no website at all
 
     const alpha = await createWebsite(t, alice, "alpha.example", 1);
-    await createWebsite(t, alice, "beta.example", 1);
+    // Counted in its own days, which the report names (its period's dates are local dates).
+    await createWebsite(t, alice, "beta.example", 1, "Europe/Berlin");
     const gamma = await createWebsite(t, alice, "gamma.example", 0);
     const bobSite = await createWebsite(t, bob, "bob.example", 0);
     await createWebsite(t, carol, "carol.example", 1);
@@ -167,7 +174,7 @@ describe("email reports", () => {
       [
         "Hello Alice <& Co>,",
         "",
-        "Your weekly report for 2026-04-06 to 2026-04-12 (UTC).",
+        "Your weekly report for 2026-04-06 to 2026-04-12.",
         "",
         "alpha.example",
         "  Visitors:  3 (+50% on the previous week (2))",
@@ -181,7 +188,7 @@ describe("email reports", () => {
         "    1  news.ycombinator.com",
         "  Statistics: https://stats.example.org/alpha.example",
         "",
-        "beta.example",
+        "beta.example (days in Europe/Berlin)",
         "  Visitors:  0 (none the previous week)",
         "  Pageviews: 0 (none the previous week)",
         "  Top pages: none",
@@ -196,6 +203,8 @@ describe("email reports", () => {
     assert.doesNotMatch(mail.text, /gamma|secret|late/);
     assert.match(mail.html, /Hello Alice &lt;&amp; Co&gt;,/);
     assert.match(mail.html, /<a href="https:\/\/stats\.example\.org\/alpha\.example">alpha\.example<\/a>/);
+    assert.match(mail.html, />beta\.example \(days in Europe\/Berlin\)<\/a>/);
+    assert.doesNotMatch(`${mail.text}${mail.html}`, /UTC/);
     assert.match(mail.html, />\/\?a=1&amp;b=2</);
     assert.match(mail.html, />\+50% on the previous week \(2\)</);
     assert.doesNotMatch(mail.html, /Alice <&|gamma/);

@@ -27,6 +27,8 @@ export interface Comparison {
 export interface WebsiteReport {
   /** As stored (ASCII): the key in links; the renderings show it in Unicode. */
   domain: string;
+  /** The website's time zone: the period's dates are its local days. */
+  zone: string;
   url: string;
   visitors: Comparison;
   pageviews: Comparison;
@@ -65,8 +67,9 @@ export class ReportBuilder {
     website: { id: number; domain: string },
     period: ReportPeriod,
   ): Promise<WebsiteReport> {
+    const stats = await this.stats.forWebsite(userId, website.id);
     const read = (name: string, range: DayRange, perPage: number) =>
-      this.stats.read(userId, website.id, {
+      stats.read({
         name,
         ...range,
         sortBy: "count",
@@ -83,6 +86,7 @@ export class ReportBuilder {
     };
     return {
       domain: website.domain,
+      zone: stats.zone,
       url: `${this.publicUrl}/${website.domain}`,
       visitors: await compare("visitors"),
       pageviews: await compare("pageviews"),

@@ -13,6 +13,7 @@ import {
   NO_WEBSITES,
   referrerLabel,
   subjectOf,
+  websiteTitle,
 } from "./report-wording.js";
 
 const CELL = 'style="padding:2px 8px;text-align:left;vertical-align:top"';
@@ -38,7 +39,7 @@ ${body}
 function websiteSection(website: WebsiteReport, report: UserReport): string {
   const url = escapeHtml(website.url);
   const name = escapeHtml(unicodeDomain(website.domain));
-  return `<h2 style="font-size:18px;margin:24px 0 8px"><a href="${url}">${name}</a></h2>
+  return `<h2 style="font-size:18px;margin:24px 0 8px"><a href="${url}">${escapeHtml(websiteTitle(website))}</a></h2>
 <table style="border-collapse:collapse">
 <tr><th ${CELL}>Visitors</th><td ${NUMBER_CELL}>${formatNumber(website.visitors.current)}</td><td ${CELL}>${escapeHtml(describeChange(website.visitors, report))}</td></tr>
 <tr><th ${CELL}>Pageviews</th><td ${NUMBER_CELL}>${formatNumber(website.pageviews.current)}</td><td ${CELL}>${escapeHtml(describeChange(website.pageviews, report))}</td></tr>

@@ -1,6 +1,5 @@
 // The plain-text part of a report email.
 
-import { unicodeDomain } from "../unicode-domain.js";
 import type { UserReport, WebsiteReport } from "./report-builder.js";
 import {
   describeChange,
@@ -10,6 +9,7 @@ import {
   introOf,
   NO_WEBSITES,
   referrerLabel,
+  websiteTitle,
 } from "./report-wording.js";
 
 export function renderReportText(report: UserReport): string {
@@ -22,7 +22,7 @@ export function renderReportText(report: UserReport): string {
 
 function websiteLines(website: WebsiteReport, report: UserReport): string[] {
   const lines = [
-    unicodeDomain(website.domain),
+    websiteTitle(website),
     `  Visitors:  ${formatNumber(website.visitors.current)} (${describeChange(website.visitors, report)})`,
     `  Pageviews: ${formatNumber(website.pageviews.current)} (${describeChange(website.pageviews, report)})`,
   ];

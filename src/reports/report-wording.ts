@@ -1,7 +1,9 @@
 // The words and number formats shared by the text and HTML renderings of a report, so both
 // say the same thing.
 
-import type { Comparison, UserReport } from "./report-builder.js";
+import { DEFAULT_TIME_ZONE } from "../stats/time-zone.js";
+import { unicodeDomain } from "../unicode-domain.js";
+import type { Comparison, UserReport, WebsiteReport } from "./report-builder.js";
 
 const NUMBER = new Intl.NumberFormat("en-US");
 
@@ -23,10 +25,17 @@ export function greetingOf(report: UserReport): string {
   return report.user.name ? `Hello ${report.user.name},` : "Hello,";
 }
 
+/** The period's dates are each website's local days (websiteTitle names a zone other than UTC). */
 export function introOf(report: UserReport): string {
   const { kind, label, current } = report.period;
-  if (kind === "month") return `Your monthly report for ${label} (${current.from} to ${current.to}, UTC).`;
-  return `Your weekly report for ${label} (UTC).`;
+  if (kind === "month") return `Your monthly report for ${label} (${current.from} to ${current.to}).`;
+  return `Your weekly report for ${label}.`;
+}
+
+/** The website as a report names it: its domain in Unicode, and its time zone unless UTC. */
+export function websiteTitle(website: WebsiteReport): string {
+  const domain = unicodeDomain(website.domain);
+  return website.zone === DEFAULT_TIME_ZONE ? domain : `${domain} (days in ${website.zone})`;
 }
 
 /** "+12% on the previous week (1,100)", "no change on the previous week (40)", "none the previous week". */
