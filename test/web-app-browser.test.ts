@@ -166,7 +166,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     assert.equal(await page.inputValue("#f-timezone"), "America/New_York");
     await page.check("#f-email");
     await page.click('form:has(#f-email) button[type="submit"]');
-    await page.waitForSelector(".notice");
+    await page.waitForURL(/\?saved=1$/);
     assert.match(await page.innerText(".notice"), /Settings saved\./);
     assert.equal(await page.isChecked("#f-email"), true);
     await page.click("a.danger");

@@ -152,7 +152,10 @@ describe("web app API keys", () => {
       "asking revokes nothing",
     );
     assert.equal((await post(`/account/keys/${doomedId}/revoke`, {})).statusCode, 403, "no form token");
-    const revoked = await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() });
+    const revoking = await post(`/account/keys/${doomedId}/revoke`, { csrf: await csrf() });
+    assert.equal(revoking.statusCode, 303, "post/redirect/get");
+    assert.equal(revoking.headers.location, "/account/keys?revoked=1");
+    const revoked = await get("/account/keys?revoked=1");
     assert.equal(revoked.statusCode, 200);
     assert.match(revoked.body, /Key revoked\./);
     assert.doesNotMatch(revoked.body, /Old laptop/);

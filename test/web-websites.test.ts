@@ -213,13 +213,15 @@ describe("web app websites", () => {
       exclude_datacenters: "1",
       timezone: "Asia/Tokyo",
     });
-    assert.equal(saved.statusCode, 200, saved.body);
-    assert.match(saved.body, /Settings saved\./);
+    assert.equal(saved.statusCode, 303, "post/redirect/get");
+    assert.equal(saved.headers.location, `/websites/${id}?saved=1`);
+    assert.match((await get(`/websites/${id}?saved=1`)).body, /Settings saved\./);
+    assert.doesNotMatch((await get(`/websites/${id}`)).body, /Settings saved\./);
     assert.equal((await apiWebsite(id)).data.password, true);
     assert.equal((await apiWebsite(id)).data.timezone, "Asia/Tokyo");
     assert.equal((await apiWebsite(id)).data.exclude_datacenters, 1);
     const kept = await post(`/websites/${id}`, { csrf, privacy: "2", email: "1", timezone: "Asia/Tokyo" });
-    assert.equal(kept.statusCode, 200, kept.body);
+    assert.equal(kept.statusCode, 303, kept.body);
     const after = (await apiWebsite(id)).data;
     assert.equal(after.password, true, "the password is kept");
     assert.equal(after.email, 1);

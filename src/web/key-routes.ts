@@ -42,11 +42,16 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
       ),
     );
 
-  app.get("/account/keys", { schema: { hide: true } }, async (request, reply) => {
-    const session = await gate.page(request, reply);
-    if (!session) return reply;
-    return page(reply, session, 200, { values: { access: "read" } });
-  });
+  app.get(
+    "/account/keys",
+    { schema: { hide: true, querystring: Type.Object({ revoked: Text(1) }) } },
+    async (request, reply) => {
+      const session = await gate.page(request, reply);
+      if (!session) return reply;
+      const notice = request.query.revoked ? "Key revoked." : undefined;
+      return page(reply, session, 200, { values: { access: "read" }, notice });
+    },
+  );
 
   app.post(
     "/account/keys",
@@ -101,7 +106,8 @@ export function keyRoutes(scope: FastifyInstance, options: WebAppOptions): void 
         if (!(error instanceof NotFoundError)) throw error;
         return page(reply, session, 404, { error: "There is no such key to revoke." });
       }
-      return page(reply, session, 200, { values: { access: "read" }, notice: "Key revoked." });
+      // Post/redirect/get: a reload of the list does not post the revocation again.
+      return reply.redirect("/account/keys?revoked=1", 303);
     },
   );
 }

@@ -235,14 +235,20 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   app.get(
     "/websites/:id",
-    { schema: { hide: true, params: IdParams, querystring: Type.Object({ added: Text(1) }) } },
+    {
+      schema: { hide: true, params: IdParams, querystring: Type.Object({ added: Text(1), saved: Text(1) }) },
+    },
     async (request, reply) => {
       const session = await gate.page(request, reply);
       if (!session) return reply;
       const website = await websiteOf(session, request.params.id, reply);
       if (!website) return reply;
       const token = await owners.formToken(session.token);
-      const notice = request.query.added ? "Website added. Put the snippet below in its pages." : undefined;
+      const notice = request.query.added
+        ? "Website added. Put the snippet below in its pages."
+        : request.query.saved
+          ? "Settings saved."
+          : undefined;
       const origin = publicUrl ?? requestOrigin(request);
       const check = await checkOf(session, website.id);
       return sendHtml(
@@ -281,15 +287,9 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
         );
       if (Object.keys(fields).length > 0) return again({ fields });
       try {
-        const updated = await websites.update(session.user.id, website.id, settings);
-        return sendHtml(
-          reply,
-          200,
-          websitePage(stylesheet, session.user, token, updated, origin, check, {
-            values: settingsValues(updated),
-            notice: "Settings saved.",
-          }),
-        );
+        await websites.update(session.user.id, website.id, settings);
+        // Post/redirect/get: a reload of the page shown does not post the form again.
+        return reply.redirect(`/websites/${website.id}?saved=1`, 303);
       } catch (error) {
         if (error instanceof ValidationError) return again({ fields: error.fields });
         throw error;
