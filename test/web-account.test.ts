@@ -92,6 +92,23 @@ describe("web app accounts", () => {
     assert.equal(wrong.statusCode, 403);
     assert.match(wrong.body, /The setup code is wrong\./);
     assert.equal(await t.container.owners.needsSetup(), true, "no user was created");
+    // A wrong code does not hide the other fields' problems: each is said beside its field.
+    const wrongAndInvalid = await post("/setup", {
+      code: "AAAA-AAAA",
+      email: "not an email",
+      name: "n".repeat(256),
+      password: "short",
+    });
+    assert.equal(wrongAndInvalid.statusCode, 403);
+    assert.match(wrongAndInvalid.body, /id="f-code-error">The setup code is wrong\.</);
+    assert.match(wrongAndInvalid.body, /id="f-email-error">The email must be a valid email address\.</);
+    assert.match(
+      wrongAndInvalid.body,
+      /id="f-name-error">The name must not be greater than 255 characters\.</,
+    );
+    assert.match(wrongAndInvalid.body, /id="f-password-error">The password must be at least 8 characters\.</);
+    assert.match(wrongAndInvalid.body, /value="not an email"/, "the email is shown again");
+    assert.equal(await t.container.owners.needsSetup(), true);
 
     const invalid = await post("/setup", { code, email: "not an email", password: "short" });
     assert.equal(invalid.statusCode, 422);

@@ -64,10 +64,15 @@ export function passwordProblems(password: string): string[] {
   return [];
 }
 
+/** The fields with a problem (an empty list is none). */
+function withProblems(fields: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(fields).filter(([, problems]) => problems.length > 0));
+}
+
 /** Throws a ValidationError naming every field with a problem. */
 function refuseProblems(fields: FieldErrors): void {
-  const wrong = Object.entries(fields).filter(([, problems]) => problems.length > 0);
-  if (wrong.length > 0) throw new ValidationError(Object.fromEntries(wrong));
+  const wrong = withProblems(fields);
+  if (Object.keys(wrong).length > 0) throw new ValidationError(wrong);
 }
 
 export class OwnerSessions {
@@ -101,10 +106,7 @@ export class OwnerSessions {
       if (retryAfter > 0) return { state: "limited", retryAfter };
       if (!sameText(normaliseCode(input.code), this.setupCode)) return { state: "refused" };
       limiter.succeeded(address, SETUP_TARGET);
-      refuseProblems({
-        ...(await this.deps.accounts.problemsOf(input)),
-        password: passwordProblems(input.password),
-      });
+      refuseProblems(await this.setupProblems(input));
       const hashed = await this.hashed(() => this.deps.passwords.hash(input.password));
       if (typeof hashed !== "string") return hashed;
       const { user, apiKey } = await this.deps.accounts.create({
@@ -118,6 +120,21 @@ export class OwnerSessions {
     const next = this.setupQueue.then(run, run);
     this.setupQueue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * What is wrong with the first user's email, name and password, every problem at once. The
+   * code aside: these say nothing about it, so a page refusing a wrong code shows them too.
+   */
+  async setupProblems(input: {
+    email: string;
+    name?: string | undefined;
+    password: string;
+  }): Promise<FieldErrors> {
+    return withProblems({
+      ...(await this.deps.accounts.problemsOf(input)),
+      password: passwordProblems(input.password),
+    });
   }
 
   /** Signs in with email and password; wrong ones count against the address and the email. */

@@ -61,12 +61,10 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
     const repeated = repeatedFields(request, SetupBody);
     if (Object.keys(repeated).length > 0)
       return sendHtml(reply, 422, setupPage(stylesheet, { values, fields: repeated }));
+    const input = { email: body.email ?? "", name: body.name, password: body.password ?? "" };
     let outcome: Awaited<ReturnType<OwnerSessions["setUp"]>>;
     try {
-      outcome = await owners.setUp(
-        { code: body.code ?? "", email: body.email ?? "", name: body.name, password: body.password ?? "" },
-        request.ip,
-      );
+      outcome = await owners.setUp({ ...input, code: body.code ?? "" }, request.ip);
     } catch (error) {
       if (error instanceof ValidationError)
         return sendHtml(reply, 422, setupPage(stylesheet, { values, fields: error.fields }));
@@ -84,11 +82,9 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
     }
     if (outcome.state === "refused") {
       if (!(await owners.needsSetup())) return reply.redirect("/sign-in", 303);
-      return sendHtml(
-        reply,
-        403,
-        setupPage(stylesheet, { values, fields: { code: ["The setup code is wrong."] } }),
-      );
+      // The other fields' problems too, so that one more post can fix everything.
+      const fields = { code: ["The setup code is wrong."], ...(await owners.setupProblems(input)) };
+      return sendHtml(reply, 403, setupPage(stylesheet, { values, fields }));
     }
     reply.header("retry-after", String(outcome.retryAfter));
     const error = outcome.state === "limited" ? retryMessage(outcome.retryAfter) : BUSY;
