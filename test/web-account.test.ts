@@ -66,6 +66,12 @@ describe("web app accounts", () => {
     return cookie;
   };
 
+  const sessionRows = async () => {
+    let count = 0;
+    for await (const batch of t.container.metadata.exportRows("user_sessions")) count += batch.length;
+    return count;
+  };
+
   before(async () => {
     clock = new ManualClock("2026-06-01T12:00:00Z");
     t = await createTestApp({}, clock);
@@ -378,6 +384,34 @@ describe("web app accounts", () => {
     assert.equal(restored.statusCode, 200);
   });
 
+  it("says what is wrong with both passwords at once; only a wrong current one counts", async () => {
+    const cookie = await signIn();
+    const token = formTokenOf((await get("/account/password", cookie)).body);
+    const change = (current_password: string, new_password: string, ip: string) =>
+      post("/account/password", { csrf: token, current_password, new_password }, { cookie, ip });
+    const both = await change("not it at all", "short", freshIp());
+    assert.equal(both.statusCode, 401);
+    assert.match(both.body, /id="f-current_password-error">The current password is wrong\.</);
+    assert.match(both.body, /id="f-new_password-error">The password must be at least 8 characters\.</);
+
+    // A right current password with a refused new one neither signs in nor counts as wrong.
+    const ip = freshIp();
+    const rows = await sessionRows();
+    for (let attempt = 0; attempt <= MAX_WRONG_ATTEMPTS; attempt++) {
+      const short = await change(PASSWORD, "short", ip);
+      assert.equal(short.statusCode, 422);
+      assert.match(short.body, /id="f-new_password-error">The password must be at least 8 characters\.</);
+      assert.doesNotMatch(short.body, /f-current_password-error/);
+    }
+    assert.equal(await sessionRows(), rows, "no sign-in was started");
+    // A wrong current password does count, as a wrong sign-in.
+    for (let attempt = 0; attempt < MAX_WRONG_ATTEMPTS; attempt++)
+      assert.equal((await change(`guess ${attempt}`, "a new passphrase", ip)).statusCode, 401);
+    assert.equal((await change(PASSWORD, "a new passphrase", ip)).statusCode, 429);
+    assert.equal((await post("/sign-in", { email: EMAIL, password: PASSWORD }, { ip })).statusCode, 429);
+    assert.equal((await get("/", cookie)).statusCode, 200, "the password is unchanged, still signed in");
+  });
+
   it("limits wrong passwords per address and email, and ends sign-ins when they expire", async () => {
     const ip = freshIp();
     for (let attempt = 0; attempt < MAX_WRONG_ATTEMPTS; attempt++) {
@@ -399,13 +433,8 @@ describe("web app accounts", () => {
     assert.equal((await get("/", cookie)).statusCode, 200);
     clock.advance(120_000);
     assert.equal((await get("/", cookie)).headers.location, "/sign-in", "an expired sign-in is refused");
-    const rows = async () => {
-      let count = 0;
-      for await (const batch of t.container.metadata.exportRows("user_sessions")) count += batch.length;
-      return count;
-    };
-    assert.ok((await rows()) > 1);
+    assert.ok((await sessionRows()) > 1);
     await signIn();
-    assert.equal(await rows(), 1, "a new sign-in clears the expired ones");
+    assert.equal(await sessionRows(), 1, "a new sign-in clears the expired ones");
   });
 });

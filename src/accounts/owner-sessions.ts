@@ -38,6 +38,9 @@ export type SignInOutcome =
   /** Too many passwords are being checked right now; this one was not (and does not count). */
   | { state: "busy"; retryAfter: number };
 
+/** A password checked, before any sign-in starts. */
+type PasswordCheck = Exclude<SignInOutcome, { state: "granted" }> | { state: "granted"; user: UserRecord };
+
 export interface OwnerSessionsDeps {
   users: UserRepository;
   sessions: SessionRepository;
@@ -139,6 +142,13 @@ export class OwnerSessions {
 
   /** Signs in with email and password; wrong ones count against the address and the email. */
   async signIn(email: string, password: string, address: string): Promise<SignInOutcome> {
+    const checked = await this.checkPassword(email, password, address);
+    if (checked.state !== "granted") return checked;
+    return { ...checked, token: await this.startSession(checked.user.id) };
+  }
+
+  /** signIn's check of the password, counted as it counts, without starting a sign-in. */
+  private async checkPassword(email: string, password: string, address: string): Promise<PasswordCheck> {
     const { limiter, users, passwords } = this.deps;
     const normalised = email.trim().toLowerCase();
     // No account has an email or a password over the limits: refused before anything is
@@ -157,7 +167,7 @@ export class OwnerSessions {
     if (typeof checked !== "boolean") return checked;
     if (!found || stored === null || !checked || found.user.disabledAt !== null) return { state: "refused" };
     limiter.succeeded(address, target);
-    return { state: "granted", user: found.user, token: await this.startSession(found.user.id) };
+    return { state: "granted", user: found.user };
   }
 
   /** The user a cookie's token signs in, or null (unknown, expired, ended). */
@@ -175,7 +185,8 @@ export class OwnerSessions {
 
   /**
    * Replaces a signed-in user's password after checking their current one: every sign-in of
-   * theirs ends, and this browser gets a new one (the returned token).
+   * theirs ends, and this browser gets a new one (the returned token). Only a wrong current
+   * password counts as a wrong attempt; a refused new one starts no sign-in.
    */
   async changePassword(
     user: UserRecord,
@@ -183,8 +194,8 @@ export class OwnerSessions {
     next: string,
     address: string,
   ): Promise<SignInOutcome> {
-    const outcome = await this.signIn(user.email, current, address);
-    if (outcome.state !== "granted") return outcome;
+    const checked = await this.checkPassword(user.email, current, address);
+    if (checked.state !== "granted") return checked;
     refuseProblems({ new_password: passwordProblems(next) });
     const hashed = await this.hashed(() => this.deps.passwords.hash(next));
     if (typeof hashed !== "string") return hashed;

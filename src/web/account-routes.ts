@@ -6,7 +6,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
-import type { OwnerSessions } from "../accounts/owner-sessions.js";
+import { type OwnerSessions, passwordProblems } from "../accounts/owner-sessions.js";
 import { ValidationError } from "../errors.js";
 import { retryMessage } from "../pages/gate-view.js";
 import { sendHtml } from "../pages/html-response.js";
@@ -170,8 +170,12 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
         setSessionCookie(request, reply, outcome.token);
         return page(200, { notice: "Password changed. Other browsers are signed out." }, outcome.token);
       }
-      if (outcome.state === "refused")
-        return page(401, { fields: { current_password: ["The current password is wrong."] } });
+      if (outcome.state === "refused") {
+        // The new password's problems too: a wrong current one does not hide them.
+        const problems = passwordProblems(body.new_password ?? "");
+        const fields = { current_password: ["The current password is wrong."], new_password: problems };
+        return page(401, { fields });
+      }
       reply.header("retry-after", String(outcome.retryAfter));
       return page(outcome.state === "limited" ? 429 : 503, {
         error: outcome.state === "limited" ? retryMessage(outcome.retryAfter) : BUSY,
