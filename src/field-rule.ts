@@ -10,15 +10,18 @@ export const reject = (...errors: string[]): RuleResult => ({ ok: false, errors 
 export type FieldRule = (raw: string, label: string) => RuleResult;
 
 /**
- * The length of a text as a limit counts it: in characters (code points), as a schema's
- * maxLength does, so an emoji is one character whether the API or a form checks it.
+ * The length of a text as every limit counts it: in UTF-16 code units, as a browser counts a
+ * field's maxlength (and the API's schemas their maxLength, ajv-options.ts). So a form lets
+ * through what the server accepts, and the server accepts what a form lets through: counted
+ * in code points, a limit of 128 took 100 emoji, which a field of maxlength 128 cuts at 64.
  */
-export function characters(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
+export function codeUnits(text: string): number {
+  return text.length;
 }
+
+/** How a length is counted, in words: an emoji is 2 code units, or more (a flag is 4). */
+export const LENGTH_UNIT = "characters (UTF-16 code units: an emoji counts as 2 or more)";
 
 /** The sentence of a text over its limit, the same wherever the limit is checked. */
 export const tooLong = (label: string, max: number) =>
-  `The ${label} must not be greater than ${max} characters.`;
+  `The ${label} must not be greater than ${max} ${LENGTH_UNIT}.`;

@@ -91,7 +91,9 @@ describe("users API", () => {
       form: { email: `a@${".".repeat(100_000)}` },
     });
     assert.deepEqual(longEmail.json().message, {
-      email: ["The email must not be greater than 320 characters."],
+      email: [
+        "The email must not be greater than 320 characters (UTF-16 code units: an emoji counts as 2 or more).",
+      ],
     });
   });
 

@@ -110,7 +110,7 @@ describe("web app accounts", () => {
     assert.match(wrongAndInvalid.body, /id="f-email-error">The email must be a valid email address\.</);
     assert.match(
       wrongAndInvalid.body,
-      /id="f-name-error">The name must not be greater than 255 characters\.</,
+      /id="f-name-error">The name must not be greater than 255 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
     );
     assert.match(wrongAndInvalid.body, /id="f-password-error">The password must be at least 8 characters\.</);
     assert.match(wrongAndInvalid.body, /value="not an email"/, "the email is shown again");
@@ -130,10 +130,13 @@ describe("web app accounts", () => {
       password: "p".repeat(1025),
     });
     assert.equal(overLong.statusCode, 422, overLong.body.slice(0, 300));
-    assert.match(overLong.body, /id="f-name-error">The name must not be greater than 255 characters\.</);
     assert.match(
       overLong.body,
-      /id="f-password-error">The password must not be greater than 128 characters\.</,
+      /id="f-name-error">The name must not be greater than 255 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
+    );
+    assert.match(
+      overLong.body,
+      /id="f-password-error">The password must not be greater than 128 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
     );
     assert.match(overLong.body, /value="first@owner\.example"/);
     assert.ok(overLong.body.includes(`value="${"n".repeat(256)}"`));
@@ -347,7 +350,7 @@ describe("web app accounts", () => {
     assert.equal(long.statusCode, 422, long.body.slice(0, 300));
     assert.match(
       long.body,
-      /id="f-new_password-error">The password must not be greater than 128 characters\.</,
+      /id="f-new_password-error">The password must not be greater than 128 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
     );
     const longCurrent = await post(
       "/account/password",
@@ -377,6 +380,39 @@ describe("web app accounts", () => {
       {
         csrf: formTokenOf((await get("/account/password", back)).body),
         current_password: "a new passphrase",
+        new_password: PASSWORD,
+      },
+      { cookie: back },
+    );
+    assert.equal(restored.statusCode, 200);
+  });
+
+  it("counts a password's length as the field's maxlength does, an emoji as 2", async () => {
+    const cookie = await signIn();
+    const token = formTokenOf((await get("/account/password", cookie)).body);
+    const over = await post(
+      "/account/password",
+      { csrf: token, current_password: PASSWORD, new_password: "😀".repeat(65) },
+      { cookie },
+    );
+    assert.equal(over.statusCode, 422);
+    assert.match(
+      over.body,
+      /id="f-new_password-error">The password must not be greater than 128 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
+    );
+    // 64 fill the field's maxlength of 128: taken, and they sign in.
+    const fits = await post(
+      "/account/password",
+      { csrf: token, current_password: PASSWORD, new_password: "😀".repeat(64) },
+      { cookie },
+    );
+    assert.equal(fits.statusCode, 200, fits.body.slice(0, 300));
+    const back = await signIn("😀".repeat(64));
+    const restored = await post(
+      "/account/password",
+      {
+        csrf: formTokenOf((await get("/account/password", back)).body),
+        current_password: "😀".repeat(64),
         new_password: PASSWORD,
       },
       { cookie: back },

@@ -64,8 +64,19 @@ describe("web app API keys", () => {
     assert.match(page.body, /name="name" type="text" autocomplete="off" maxlength="100"/);
     const long = await post("/account/keys", { csrf: token, name: "k".repeat(1001), access: "full" });
     assert.equal(long.statusCode, 422, long.body.slice(0, 300));
-    assert.match(long.body, /id="f-name-error">The name must not be greater than 100 characters\.</);
+    assert.match(
+      long.body,
+      /id="f-name-error">The name must not be greater than 100 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
+    );
     assert.ok(long.body.includes(`value="${"k".repeat(1001)}"`), "the name is kept");
+    // An emoji counts as 2, as the field's maxlength counts it; the sentence says so.
+    const emoji = await post("/account/keys", { csrf: token, name: "😀".repeat(51), access: "full" });
+    assert.equal(emoji.statusCode, 422);
+    assert.match(
+      emoji.body,
+      /id="f-name-error">The name must not be greater than 100 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
+    );
+    await create("😀".repeat(50), "full");
     assert.match(long.body, /value="full" checked/, "the access is kept");
   });
 

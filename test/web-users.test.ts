@@ -139,7 +139,10 @@ describe("web app users", () => {
     });
     assert.equal(api.statusCode, 422);
     const message: string = api.json().message.name[0];
-    assert.equal(message, "The name must not be greater than 255 characters.");
+    assert.equal(
+      message,
+      "The name must not be greater than 255 characters (UTF-16 code units: an emoji counts as 2 or more).",
+    );
 
     const form = await get("/users");
     assert.match(form.body, /id="f-name" name="name" type="text" autocomplete="off" maxlength="255"/);
@@ -170,10 +173,13 @@ describe("web app users", () => {
       password: "p".repeat(1025),
     });
     assert.equal(overLong.statusCode, 422);
-    assert.equal(besideField(overLong.body, "email"), "The email must not be greater than 320 characters.");
+    assert.equal(
+      besideField(overLong.body, "email"),
+      "The email must not be greater than 320 characters (UTF-16 code units: an emoji counts as 2 or more).",
+    );
     assert.equal(
       besideField(overLong.body, "password"),
-      "The password must not be greater than 128 characters.",
+      "The password must not be greater than 128 characters (UTF-16 code units: an emoji counts as 2 or more).",
     );
 
     const fits = await post("/users", {
@@ -182,6 +188,32 @@ describe("web app users", () => {
       name: long.slice(1),
     });
     assert.equal(fits.statusCode, 201, "255 characters are a name");
+  });
+
+  it("counts a name's and an email's length as their fields' maxlength does, an emoji as 2", async () => {
+    const unit = "characters (UTF-16 code units: an emoji counts as 2 or more).";
+    const sent = { email: `${"😀".repeat(154)}@users.example`, name: "😀".repeat(128) };
+    const api = await t.call(adminKey, { method: "POST", url: "/api/v1/users", form: sent });
+    assert.equal(api.statusCode, 422, api.body);
+    assert.deepEqual(api.json().message, {
+      email: [`The email must not be greater than 320 ${unit}`],
+      name: [`The name must not be greater than 255 ${unit}`],
+    });
+    const form = await post("/users", { csrf: await csrf(), ...sent });
+    assert.equal(form.statusCode, 422, form.body.slice(0, 300));
+    assert.equal(besideField(form.body, "email"), `The email must not be greater than 320 ${unit}`);
+    assert.equal(besideField(form.body, "name"), `The name must not be greater than 255 ${unit}`);
+    // What fills the fields' maxlength (320 and 255) is taken.
+    const name = `${"😀".repeat(127)}n`;
+    const fits = { email: `${"😀".repeat(153)}@users.example`, name };
+    const fitsApi = await t.call(adminKey, { method: "POST", url: "/api/v1/users", form: fits });
+    assert.equal(fitsApi.statusCode, 201, fitsApi.body);
+    const fitsForm = await post("/users", {
+      csrf: await csrf(),
+      email: `${"😀".repeat(152)}ab@users.example`,
+      name,
+    });
+    assert.equal(fitsForm.statusCode, 201, fitsForm.body.slice(0, 300));
   });
 
   it("says what is wrong with every field at once", async () => {
@@ -200,7 +232,10 @@ describe("web app users", () => {
       password: "p".repeat(1025),
     });
     assert.equal(setPassword.statusCode, 422, "an over-long password is said so, not a 400");
-    assert.match(setPassword.body, /The password must not be greater than 128 characters\./);
+    assert.match(
+      setPassword.body,
+      /The password must not be greater than 128 characters \(UTF-16 code units: an emoji counts as 2 or more\)\./,
+    );
   });
 
   it("says what is wrong with a password being set beside its field, in that user's form alone", async () => {

@@ -157,7 +157,7 @@ describe("web app websites", () => {
     assert.equal(update.statusCode, 422, update.body.slice(0, 300));
     assert.match(
       update.body,
-      /id="f-password-error">The password must not be greater than 128 characters\.</,
+      /id="f-password-error">The password must not be greater than 128 characters \(UTF-16 code units: an emoji counts as 2 or more\)\.</,
     );
     assert.match(update.body, /<option value="Europe\/Berlin" selected>/, "the time zone is kept");
     assert.equal((await apiWebsite(id)).data.privacy, 1, "nothing was saved");
@@ -190,6 +190,37 @@ describe("web app websites", () => {
     assert.equal(saved.statusCode, 422, saved.body.slice(0, 300));
     assert.match(saved.body, /id="f-exclude_ips-error">The exclude ips must be given once, not 2 times\.</);
     assert.equal((await apiWebsite(id)).data.exclude_ips, null, "nothing saved");
+  });
+
+  it("counts a password's length as the field's maxlength does, an emoji as 2, as the API does", async () => {
+    const website = (domain: string, password: string) => ({
+      domain,
+      privacy: "2",
+      password,
+      timezone: "UTC",
+    });
+    const tooLong =
+      "The password must not be greater than 128 characters (UTF-16 code units: an emoji counts as 2 or more).";
+    const api = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: website("emoji-api.example", "😀".repeat(65)),
+    });
+    assert.equal(api.statusCode, 422, api.body);
+    assert.deepEqual(api.json().message, { password: [tooLong] });
+    const csrf = await formToken("/websites/new");
+    const form = await post("/websites", { csrf, ...website("emoji-form.example", "😀".repeat(65)) });
+    assert.equal(form.statusCode, 422, form.body.slice(0, 300));
+    assert.equal(/id="f-password-error">([^<]*)</.exec(form.body)?.[1], tooLong);
+    // 64 fill the field's maxlength of 128: taken by both.
+    const fitsApi = await t.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: website("emoji-api.example", "😀".repeat(64)),
+    });
+    assert.equal(fitsApi.statusCode, 201, fitsApi.body);
+    const fitsForm = await post("/websites", { csrf, ...website("emoji-form.example", "😀".repeat(64)) });
+    assert.equal(fitsForm.statusCode, 303, fitsForm.body.slice(0, 300));
   });
 
   it("saves settings, keeping a stored password when none is typed", async () => {

@@ -142,7 +142,9 @@ describe("websites API", () => {
       'The exclude ips entry "10.0.0.0/40" is not a valid IP address or CIDR block.',
     ]);
     assert.match(message.exclude_params[0], /"utm source"/);
-    assert.deepEqual(message.password, ["The password must not be greater than 128 characters."]);
+    assert.deepEqual(message.password, [
+      "The password must not be greater than 128 characters (UTF-16 code units: an emoji counts as 2 or more).",
+    ]);
   });
 
   it("accepts integers as form strings and rejects anything that is not plain digits", async () => {

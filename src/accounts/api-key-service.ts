@@ -9,6 +9,7 @@
 
 import type { Clock } from "../clock.js";
 import { NotFoundError, ValidationError } from "../errors.js";
+import { codeUnits, tooLong } from "../field-rule.js";
 import type { ApiKeyRecord, ApiKeyRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
 
@@ -54,8 +55,7 @@ export class ApiKeyService {
   ): Promise<{ record: ApiKeyRecord; key: string }> {
     const name = input.name.trim();
     if (name === "") throw ValidationError.single("name", "The name field is required.");
-    if (name.length > KEY_NAME_MAX)
-      throw ValidationError.single("name", `The name must not be greater than ${KEY_NAME_MAX} characters.`);
+    if (codeUnits(name) > KEY_NAME_MAX) throw ValidationError.single("name", tooLong("name", KEY_NAME_MAX));
     const issued = issueApiKey();
     const record = await this.keys.create({
       keyId: issued.keyId,

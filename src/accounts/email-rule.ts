@@ -4,13 +4,13 @@
 // invalid field. The length is checked first: the pattern's backtracking grows with the
 // square of the length, and 320 is the longest address mail can carry (64 + @ + 255).
 
-import { accept, characters, type RuleResult, reject, tooLong } from "../field-rule.js";
+import { accept, codeUnits, type RuleResult, reject, tooLong } from "../field-rule.js";
 
 export const EMAIL_MAX_LENGTH = 320;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function emailRule(raw: string): RuleResult {
   const email = raw.trim().toLowerCase();
-  if (characters(email) > EMAIL_MAX_LENGTH) return reject(tooLong("email", EMAIL_MAX_LENGTH));
+  if (codeUnits(email) > EMAIL_MAX_LENGTH) return reject(tooLong("email", EMAIL_MAX_LENGTH));
   return EMAIL_PATTERN.test(email) ? accept(email) : reject("The email must be a valid email address.");
 }

@@ -12,7 +12,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { type FieldErrors, ValidationError } from "../errors.js";
-import { characters } from "../field-rule.js";
+import { codeUnits, tooLong } from "../field-rule.js";
 import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, SessionRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
@@ -62,8 +62,7 @@ export function newSetupCode(): string {
 /** What is wrong with a new password (nothing: an empty list). */
 export function passwordProblems(password: string): string[] {
   if (password.length < PASSWORD_MIN) return [`The password must be at least ${PASSWORD_MIN} characters.`];
-  if (password.length > PASSWORD_MAX)
-    return [`The password must not be greater than ${PASSWORD_MAX} characters.`];
+  if (codeUnits(password) > PASSWORD_MAX) return [tooLong("password", PASSWORD_MAX)];
   return [];
 }
 
@@ -153,7 +152,7 @@ export class OwnerSessions {
     const normalised = email.trim().toLowerCase();
     // No account has an email or a password over the limits: refused before anything is
     // checked or counted, so the limiter keeps only short emails (its memory is bounded).
-    if (characters(normalised) > EMAIL_MAX_LENGTH || password.length > PASSWORD_MAX)
+    if (codeUnits(normalised) > EMAIL_MAX_LENGTH || codeUnits(password) > PASSWORD_MAX)
       return { state: "refused" };
     const target = `owner:${normalised}`;
     const retryAfter = limiter.begin(address, target);

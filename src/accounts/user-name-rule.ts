@@ -4,11 +4,11 @@
 // messages word with the same tooLong), so every way of creating a user refuses the same
 // names with the same sentence.
 
-import { accept, characters, type RuleResult, reject, tooLong } from "../field-rule.js";
+import { accept, codeUnits, type RuleResult, reject, tooLong } from "../field-rule.js";
 
 export const USER_NAME_MAX_LENGTH = 255;
 
 export function userNameRule(raw: string): RuleResult {
-  if (characters(raw) > USER_NAME_MAX_LENGTH) return reject(tooLong("name", USER_NAME_MAX_LENGTH));
+  if (codeUnits(raw) > USER_NAME_MAX_LENGTH) return reject(tooLong("name", USER_NAME_MAX_LENGTH));
   return accept(raw.trim() || null);
 }

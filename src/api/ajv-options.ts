@@ -1,7 +1,8 @@
 // How every request body, query and path is validated: the framework's Ajv with all errors
-// reported at once, no scalar taken from an array, the `x-rule` keyword and a faster
-// `date-time` check (same answers). One definition, for the routes (app.ts) and for the
-// import threads, which read their bodies themselves (import-body.ts).
+// reported at once, no scalar taken from an array, lengths in UTF-16 code units, the
+// `x-rule` keyword and a faster `date-time` check (same answers). One definition, for the
+// routes (app.ts) and for the import threads, which read their bodies themselves
+// (import-body.ts).
 
 import { addFastDateTime } from "./date-time-format.js";
 import { addRuleKeyword } from "./rule-keyword.js";
@@ -9,7 +10,8 @@ import { addRuleKeyword } from "./rule-keyword.js";
 export const AJV_OPTIONS = {
   // Form strings are still coerced to numbers ("2" -> 2), but not the framework's default
   // "array" coercion, which took a one-element array for its element: {"privacy":[0]} as 0.
-  customOptions: { allErrors: true, coerceTypes: true },
+  // A maxLength counts UTF-16 code units (unicode: false), as every limit does (field-rule.ts).
+  customOptions: { allErrors: true, coerceTypes: true, unicode: false },
   plugins: [addRuleKeyword],
   onCreate: addFastDateTime,
 };

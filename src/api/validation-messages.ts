@@ -3,7 +3,7 @@
 
 import type { ErrorObject } from "ajv";
 import type { FieldErrors } from "../errors.js";
-import { tooLong } from "../field-rule.js";
+import { LENGTH_UNIT, tooLong } from "../field-rule.js";
 import { RULE_KEYWORD } from "./rule-keyword.js";
 
 const TYPE_NAMES: Record<string, string> = {
@@ -64,7 +64,7 @@ function sentence(field: string, error: ErrorObject): string {
     case "maxLength":
       // The sentence of every check of a length (field-rule.ts), for a named field.
       return /^\d+$/.test(last)
-        ? `${subject} must not be greater than ${params.limit} characters.`
+        ? `${subject} must not be greater than ${params.limit} ${LENGTH_UNIT}.`
         : tooLong(last.replace(/_/g, " "), Number(params.limit));
     case "minItems":
       return `${subject} must have at least ${params.limit} items.`;

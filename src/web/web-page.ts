@@ -28,8 +28,9 @@ interface FieldBase {
 }
 
 /**
- * The rule's limit in characters, as the browser's maxlength: typing stops there. The server
- * checks the same rule all the same (a pasted or crafted value), with its message beside the field.
+ * The rule's limit as the browser's maxlength: typing stops there. Both count UTF-16 code
+ * units (field-rule.ts). The server checks the same rule all the same (a crafted value), with
+ * its message beside the field.
  */
 interface Limited {
   maxLength?: number;

@@ -1,7 +1,7 @@
 // The website fields' vocabulary: allowed values, defaults and the text rules, declared
 // once and used by both the HTTP schemas (for early, all-fields validation) and the service.
 
-import { accept, characters, type FieldRule, type RuleResult, reject, tooLong } from "../field-rule.js";
+import { accept, codeUnits, type FieldRule, type RuleResult, reject, tooLong } from "../field-rule.js";
 import { DEFAULT_TIME_ZONE, parseTimeZone } from "../stats/time-zone.js";
 import { normaliseDomain } from "./domain-name.js";
 import { parseIpList, parseParamList } from "./exclusion-lists.js";
@@ -31,11 +31,11 @@ export type TextRuleName = keyof typeof TEXT_RULES;
 
 /**
  * A stats page's password, kept as typed (its spaces count): at most PASSWORD_MAX_LENGTH
- * characters. The API's schema checks the same limit first; the web app's forms reach the
- * service, which applies this.
+ * UTF-16 code units (field-rule.ts). The API's schema checks the same limit first; the web
+ * app's forms reach the service, which applies this.
  */
 export function passwordRule(raw: string): RuleResult {
-  return characters(raw) > PASSWORD_MAX_LENGTH
+  return codeUnits(raw) > PASSWORD_MAX_LENGTH
     ? reject(tooLong("password", PASSWORD_MAX_LENGTH))
     : accept(raw);
 }
