@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
 import { ManualClock } from "../src/clock.js";
+import { MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
+import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 import { asClient, type FormFields, postSignIn, signedIn, type WebClient } from "./support/web-client.js";
@@ -25,6 +27,16 @@ describe("web app users", () => {
   const get = (url: string, cookie = admin) => asClient(t, cookie).get(url);
   const post = (url: string, form: FormFields, cookie = admin) => asClient(t, cookie).post(url, form);
   const csrf = () => client.formToken("/users");
+  const signInFrom = (ip: string, email: string, password: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/sign-in",
+      remoteAddress: ip,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ email, password }).toString(),
+    });
+  const sessionCookieOf = (response: { headers: Record<string, unknown> }) =>
+    new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(String(response.headers["set-cookie"] ?? ""))?.[1];
 
   before(async () => {
     t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
@@ -372,7 +384,22 @@ describe("web app users", () => {
     assert.match(disabled.body, /doomed@users\.example<\/span>\s*<span class="site-meta">User · disabled/);
     assert.equal((await t.call(apiKey, { url: "/api/v1/websites" })).statusCode, 401);
     assert.equal((await get("/", theirs)).headers.location, "/sign-in", "their sign-in ended");
-    assert.equal((await signIn("doomed@users.example", "doomed passphrase")).statusCode, 401);
+    // The right password is told the account is disabled and who can enable it; a wrong one
+    // is not, so the account's existence is given away only to whoever knows its password.
+    const refused = await signIn("doomed@users.example", "doomed passphrase");
+    assert.equal(refused.statusCode, 403);
+    assert.match(refused.body, /This account is disabled\. An administrator can enable it again\./);
+    assert.doesNotMatch(refused.body, /Wrong email or password/);
+    assert.equal(sessionCookieOf(refused), undefined);
+    const wrong = await signIn("doomed@users.example", "not their passphrase");
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /Wrong email or password\./);
+    assert.doesNotMatch(wrong.body, /disabled/);
+    // Either counts as a wrong attempt, as before.
+    const ip = "198.51.100.7";
+    for (let attempt = 0; attempt < MAX_WRONG_ATTEMPTS; attempt++)
+      assert.equal((await signInFrom(ip, "doomed@users.example", "doomed passphrase")).statusCode, 403);
+    assert.equal((await signInFrom(ip, "doomed@users.example", "doomed passphrase")).statusCode, 429);
     const reportsAfter = await t.container.metadata.reports.recipients();
     assert.ok(!reportsAfter.some((recipient) => recipient.user.id === user.id), "no email reports");
     assert.equal(

@@ -33,10 +33,15 @@ const NO_PASSWORD = "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAA
 export type SignInOutcome =
   | { state: "granted"; user: UserRecord; token: string }
   | { state: "refused" }
+  /** The right password of a disabled user: an administrator may enable them again. */
+  | { state: "disabled" }
   /** Too many wrong attempts from this address (or on this email): wait `retryAfter` seconds. */
   | { state: "limited"; retryAfter: number }
   /** Too many passwords are being checked right now; this one was not (and does not count). */
   | { state: "busy"; retryAfter: number };
+
+/** What a setup ends in: never "disabled" (the first user is new), with its API key when granted. */
+type SetupOutcome = Exclude<SignInOutcome, { state: "disabled" }> & { apiKey?: string };
 
 /** A password checked, before any sign-in starts. */
 type PasswordCheck = Exclude<SignInOutcome, { state: "granted" }> | { state: "granted"; user: UserRecord };
@@ -100,8 +105,8 @@ export class OwnerSessions {
   setUp(
     input: { email: string; name?: string | undefined; password: string; code: string },
     address: string,
-  ): Promise<SignInOutcome & { apiKey?: string }> {
-    const run = async (): Promise<SignInOutcome & { apiKey?: string }> => {
+  ): Promise<SetupOutcome> {
+    const run = async (): Promise<SetupOutcome> => {
       const { limiter } = this.deps;
       if (this.setupCode === null || !(await this.needsSetup())) return { state: "refused" };
       const retryAfter = limiter.begin(address, SETUP_TARGET);
@@ -164,7 +169,10 @@ export class OwnerSessions {
       () => limiter.withdrawn(address, target),
     );
     if (typeof checked !== "boolean") return checked;
-    if (!found || stored === null || !checked || found.user.disabledAt !== null) return { state: "refused" };
+    if (!found || stored === null || !checked) return { state: "refused" };
+    // Said only to whoever knows the password, so a wrong one still gives nothing away; it
+    // stays counted as a wrong attempt, since it signs no one in.
+    if (found.user.disabledAt !== null) return { state: "disabled" };
     limiter.succeeded(address, target);
     return { state: "granted", user: found.user };
   }

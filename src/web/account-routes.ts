@@ -42,6 +42,7 @@ const PasswordBody = Type.Object({
 });
 
 const BUSY = "Too many sign-ins are being checked right now. Try again in a few seconds.";
+const DISABLED = "This account is disabled. An administrator can enable it again.";
 
 export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -114,6 +115,8 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
       }
       if (outcome.state === "refused")
         return sendHtml(reply, 401, signInPage(stylesheet, { ...again, error: "Wrong email or password." }));
+      if (outcome.state === "disabled")
+        return sendHtml(reply, 403, signInPage(stylesheet, { ...again, error: DISABLED }));
       reply.header("retry-after", String(outcome.retryAfter));
       const error = outcome.state === "limited" ? retryMessage(outcome.retryAfter) : BUSY;
       return sendHtml(
@@ -176,6 +179,8 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
         const fields = { current_password: ["The current password is wrong."], new_password: problems };
         return page(401, { fields });
       }
+      // Disabled since this page was opened: their sign-ins have ended, as the sign-in page says.
+      if (outcome.state === "disabled") return reply.redirect("/sign-in", 303);
       reply.header("retry-after", String(outcome.retryAfter));
       return page(outcome.state === "limited" ? 429 : 503, {
         error: outcome.state === "limited" ? retryMessage(outcome.retryAfter) : BUSY,
