@@ -263,7 +263,10 @@ describe("web app users", () => {
       ).exec(body)?.[0] ?? "";
     const cases: [string, string][] = [
       ["short", "The password must be at least 8 characters."],
-      ["p".repeat(129), "The password must not be greater than 128 characters."],
+      [
+        "p".repeat(129),
+        "The password must not be greater than 128 characters (UTF-16 code units: an emoji counts as 2 or more).",
+      ],
     ];
     for (const [password, message] of cases) {
       const refused = await post(`/users/${user.id}/password`, { csrf: await csrf(), password });
