@@ -103,6 +103,7 @@ describe("events API", () => {
       "events.3.ip",
       "events.4.event.name",
       "events.4.ts",
+      "events.5.screen_resolution",
       "events.5.user_agent",
     ]);
     assert.deepEqual(message["events.1.ts"], ["The ts format is invalid."]);
@@ -164,7 +165,7 @@ describe("events API", () => {
     assert.deepEqual(both.json().message, {
       "events.0.ts": ["The ts format is invalid."],
       "events.0.website_id": ["The website id does not name one of your websites."],
-      "events.0.page": ["The page must be an absolute http or https URL."],
+      "events.0.page": ["The page must be a string."],
       "events.0.ip": ["The ip must be an IPv4 or IPv6 address."],
     });
     assert.equal(await t.container.events.countEvents(websiteId), before, "nothing stored");
@@ -182,6 +183,45 @@ describe("events API", () => {
       "events.5.ip": ["The ip must be an IPv4 or IPv6 address."],
     });
     assert.equal(await t.container.events.countEvents(websiteId), before, "nothing stored");
+  });
+
+  it("names every field of the wrong type once, with the type it must be", async () => {
+    const before = await t.container.events.countEvents(websiteId);
+    // JSON says its types: nothing is taken for a string, a number or true (5 was "5").
+    const response = await post([
+      event({ website_id: String(websiteId), ts: 1_778_400_000, page: 42, engagement: "true" }),
+      event({ referrer: 1, screen_resolution: 5, ip: 5, user_agent: 5, accept_language: [1] }),
+      event({ event: { name: 5, value: [1], unit: 3 } }),
+      event({ event: { name: "Buy", value: true } }),
+      event({ event: "Buy", referrer: null }),
+    ]);
+    assert.equal(response.statusCode, 422);
+    assert.deepEqual(response.json().message, {
+      "events.0.website_id": ["The website id must be an integer."],
+      "events.0.ts": ["The ts must be a string."],
+      "events.0.page": ["The page must be a string."],
+      "events.0.engagement": ["The engagement must be true or false."],
+      "events.1.referrer": ["The referrer must be a string."],
+      "events.1.screen_resolution": ["The screen resolution must be a string."],
+      "events.1.ip": ["The ip must be a string."],
+      "events.1.user_agent": ["The user agent must be a string."],
+      "events.1.accept_language": ["The accept language must be a string."],
+      "events.2.event.name": ["The name must be a string."],
+      "events.2.event.value": ["The value must be a string or a number."],
+      "events.2.event.unit": ["The unit must be a string."],
+      "events.3.event.value": ["The value must be a string or a number."],
+      "events.4.referrer": ["The referrer must be a string."],
+      "events.4.event": ["The event must be an object."],
+    });
+    // A value of one of its types is held to that type's limits alone.
+    const long = await post([event({ event: { name: "Buy", value: "9".repeat(65) } })]);
+    assert.deepEqual(long.json().message, {
+      "events.0.event.value": ["The value must not be greater than 64 characters."],
+    });
+    for (const value of ["49.99", 49.99]) {
+      assert.equal((await post([event({ event: { name: "Buy", value } })])).statusCode, 202, String(value));
+    }
+    assert.equal(await t.container.events.countEvents(websiteId), before + 2);
   });
 
   it("lists the first 100 invalid fields and counts the rest", async () => {

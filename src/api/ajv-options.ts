@@ -2,7 +2,7 @@
 // reported at once, no scalar taken from an array, lengths in UTF-16 code units, the
 // `x-rule` keyword and a faster `date-time` check (same answers). One definition, for the
 // routes (app.ts) and for the import threads, which read their bodies themselves
-// (import-body.ts).
+// (import-body.ts: JSON alone, so without the coercion of form strings).
 
 import { addFastDateTime } from "./date-time-format.js";
 import { addRuleKeyword } from "./rule-keyword.js";

@@ -1,7 +1,8 @@
 // The body of POST /api/v1/events: its schema (also the API document's), and reading it
 // from raw bytes exactly as the other routes read theirs (the same JSON parsing and
-// prototype-poisoning checks, json-body.ts, and the same Ajv options), so it can run on an
-// import thread (import-worker.ts) and still answer with the errors every other route gives.
+// prototype-poisoning checks, json-body.ts, and the same Ajv options but for coercion), so it
+// can run on an import thread (import-worker.ts) and still answer with the errors every other
+// route gives.
 
 import { AjvCompiler } from "@fastify/ajv-compiler";
 import type { ErrorObject } from "ajv";
@@ -58,7 +59,10 @@ export type ImportBodyReader = (
 ) => { events: ImportEvent[]; rejected: SchemaRejections } | { problem: ImportBodyProblem };
 
 export function importBodyReader(): ImportBodyReader {
-  const validate = AjvCompiler()({}, AJV_OPTIONS)({
+  // JSON says its types, so none is coerced: coercion (there for form strings) took 5 for
+  // the user agent "5", and null for "", where the client had sent a wrong type.
+  const options = { ...AJV_OPTIONS, customOptions: { ...AJV_OPTIONS.customOptions, coerceTypes: false } };
+  const validate = AjvCompiler()({}, options)({
     schema: ImportBody,
     method: "POST",
     url: "/api/v1/events",

@@ -17,7 +17,7 @@ const TYPE_NAMES: Record<string, string> = {
 
 export function fieldErrorsFromAjv(errors: readonly ErrorObject[]): FieldErrors {
   const byField = new Map<string, ErrorObject[]>();
-  for (const error of errors) {
+  for (const error of withUnionsSaidOnce(errors)) {
     const field = fieldOf(error);
     byField.set(field, [...(byField.get(field) ?? []), error]);
   }
@@ -29,6 +29,35 @@ export function fieldErrorsFromAjv(errors: readonly ErrorObject[]): FieldErrors 
     result[field] = [...new Set(kept.map((e) => sentence(field, e)))];
   }
   return result;
+}
+
+/**
+ * A value of a union (anyOf, e.g. an event's value: a string or a number) that matches no
+ * branch gets an error from each branch and one more for the union, which read as three
+ * contradictory sentences ("must be a string", "must be a number", "format is invalid").
+ * Said once instead: the types it may have, when it has none of them; else only what the
+ * branches of its own type found (a string too long).
+ */
+function withUnionsSaidOnce(errors: readonly ErrorObject[]): ErrorObject[] {
+  const replaced = new Map<ErrorObject, ErrorObject | null>();
+  for (const union of errors.filter((error) => error.keyword === "anyOf")) {
+    const prefix = `${union.schemaPath}/`;
+    const branchOf = (error: ErrorObject) => error.schemaPath.slice(prefix.length).split("/")[0];
+    const inBranches = errors.filter((error) => error.schemaPath.startsWith(prefix));
+    const wrongType = inBranches.filter(
+      (error) => error.keyword === "type" && error.instancePath === union.instancePath,
+    );
+    const mistyped = new Set(wrongType.map(branchOf));
+    const noneOfItsTypes = inBranches.every((error) => mistyped.has(branchOf(error)));
+    for (const error of inBranches) if (mistyped.has(branchOf(error))) replaced.set(error, null);
+    const types = wrongType.map((error) => String(error.params.type)).join(",");
+    replaced.set(union, noneOfItsTypes ? { ...union, keyword: "type", params: { type: types } } : null);
+  }
+  if (replaced.size === 0) return [...errors];
+  return errors.flatMap((error) => {
+    const instead = replaced.get(error);
+    return instead === undefined ? [error] : instead === null ? [] : [instead];
+  });
 }
 
 /** `/per_page` -> `per_page`; `/events/3/page` -> `events.3.page`; a missing property names itself. */
@@ -53,8 +82,11 @@ function sentence(field: string, error: ErrorObject): string {
       return `${subject} must be one of: ${(params.allowedValues as unknown[]).join(", ")}.`;
     case "const":
       return `${subject} must be ${params.allowedValue}.`;
-    case "type":
-      return `${subject} must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}.`;
+    case "type": {
+      // One type, or several ("string,number": a union's, or a list of types).
+      const types = String(params.type).split(",");
+      return `${subject} must be ${types.map((type) => TYPE_NAMES[type] ?? type).join(" or ")}.`;
+    }
     case "minimum":
       return `${subject} must be at least ${params.limit}.`;
     case "maximum":
