@@ -23,7 +23,7 @@ const HOSTILE_PATHS: (string | Buffer)[] = [
   "/caf%C3%A9.test%3B%20Domain%3Dexample.org",
   "/%E2%80%AE.test",
   "/caf%C3%A9.test", // an internationalised name: redirected to its punycode form
-  "/WWW.A.test%0d%0a", // trimmed to a.test: redirected, or signed out of a.test's own path
+  "/WWW.A.test%0d%0a", // no domain (a line break), though a.test once it is trimmed
   "/%zz.test",
   "/%C3%28.test",
   // Raw bytes outside ASCII: the HTTP parser refuses them before any route.
@@ -116,6 +116,41 @@ describe("stats pages under hostile paths", () => {
     const get = await send("GET", cookieAttributes);
     assert.equal(get.status, 404);
     assert.deepEqual(headerValues(get, "set-cookie"), []);
+  });
+
+  it("gives the not-found page, never a redirect, to a domain with a space, line break or slash", async () => {
+    // Each of these once came back to a.test (trimmed, or stripped as a typed domain is):
+    // 301 on GET, and a post signed out of a.test with a 303. Only `www.`, capitals and an
+    // internationalised name are taken for a website's domain written otherwise.
+    const paths = [
+      "/a.test%0a",
+      "/a.test%20",
+      "/a.test%0d%0a",
+      "/a.test%09",
+      "/%20a.test",
+      "/a.test%C2%A0",
+      "/a.test%E2%80%A8",
+      "/a.test%2F",
+      "/http:%2F%2Fa.test",
+      "/https%3A%2F%2Fwww.a.test",
+    ];
+    for (const path of paths) {
+      const get = await send("GET", path);
+      assert.equal(get.status, 404, `GET ${path}`);
+      assert.match(get.body, /Page not found/, `GET ${path}`);
+      assert.deepEqual(headerValues(get, "location"), [], `GET ${path}`);
+      for (const body of BODIES) {
+        const post = await send("POST", path, body);
+        assert.equal(post.status, 404, `POST ${path} ${body}`);
+        assert.deepEqual(headerValues(post, "location"), [], `POST ${path} ${body}`);
+        assert.deepEqual(headerValues(post, "set-cookie"), [], `POST ${path} ${body}`);
+      }
+    }
+    for (const path of ["/A.test", "/www.a.test", "/WWW.A.TEST"]) {
+      const get = await send("GET", path);
+      assert.equal(get.status, 301, `GET ${path}`);
+      assert.deepEqual(headerValues(get, "location"), ["/a.test"], `GET ${path}`);
+    }
   });
 
   it("contains every hostile path on GET and on every POST; the real page keeps its own path", async () => {

@@ -59,6 +59,10 @@ type Target =
  */
 function targetOf(segment: string, url: string): Target {
   if (!segment.includes(".")) return { kind: "elsewhere" };
+  // normaliseDomain forgives what is typed into a form (spaces around it, a scheme, a
+  // trailing slash); in an address those are characters no domain has, so not-found, not a
+  // redirect. Only `www.`, capitals and an internationalised name lead to a website's page.
+  if (/[\s/:]/.test(segment)) return { kind: "invalid", segment };
   const normalised = normaliseDomain(segment);
   if (!normalised.ok || normalised.value === null) return { kind: "invalid", segment };
   if (normalised.value === segment) return { kind: "page", domain: segment };
