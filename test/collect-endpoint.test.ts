@@ -286,9 +286,10 @@ describe("public collection endpoint", () => {
     }
   });
 
-  it("refuses bodies over 16 KB", async () => {
+  it("refuses bodies over 16 KB, in an answer the tracker's page may read", async () => {
     const response = await hit({ body: { page: `https://shop.example/?q=${"x".repeat(17 * 1024)}` } });
     assert.equal(response.statusCode, 413);
+    assert.equal(response.headers["access-control-allow-origin"], "*");
   });
 
   it("answers the CORS preflight", async () => {
@@ -456,9 +457,9 @@ describe("collection fast path over real HTTP", () => {
       });
       assert.equal(real.status, status, name);
       assert.equal(real.headers.get("x-analytics-dropped") ?? undefined, dropped, name);
+      assert.equal(real.headers.get("access-control-allow-origin"), "*", name);
       if (status === 202) {
         assert.equal(await real.text(), "", name);
-        assert.equal(real.headers.get("access-control-allow-origin"), "*", name);
       } else {
         assert.deepEqual(await real.json(), { message: "The request body is too large.", status: 413 }, name);
       }
@@ -471,6 +472,7 @@ describe("collection fast path over real HTTP", () => {
       });
       assert.equal(injected.statusCode, status, `${name} (route)`);
       assert.equal(injected.headers["x-analytics-dropped"], dropped, `${name} (route)`);
+      assert.equal(injected.headers["access-control-allow-origin"], "*", `${name} (route)`);
     }
     await t.container.buffer.flush();
     assert.equal(await t.container.events.countEvents(websiteId), 2, "one kept hit on each path");
@@ -518,5 +520,25 @@ describe("collection fast path over real HTTP", () => {
     assert.equal(withQuery.headers.get("x-analytics-dropped"), null);
     const get = await fetch(`${base}/api/event`);
     assert.equal(get.status, 404);
+  });
+
+  it("lets the page read a 413 however the body came", async () => {
+    const big = JSON.stringify({ page: `https://fast.example/?q=${"x".repeat(17_000)}` });
+    // Declared too large up front, and streamed past the limit without a length.
+    const declared = await fetch(`${base}/api/event`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "user-agent": CHROME },
+      body: big,
+    });
+    const chunked = await fetch(`${base}/api/event`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "user-agent": CHROME },
+      body: new Blob([big]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    for (const response of [declared, chunked]) {
+      assert.equal(response.status, 413);
+      assert.equal(response.headers.get("access-control-allow-origin"), "*");
+    }
   });
 });

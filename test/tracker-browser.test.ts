@@ -156,6 +156,21 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
     await context.close();
   });
 
+  it("lets a page read every answer of the endpoint, a refusal too", async () => {
+    const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    const page = await context.newPage();
+    await page.goto(`http://${SITE}:${sitePort}/reader`);
+    // Without Access-Control-Allow-Origin the browser hides an answer: fetch rejects.
+    const read = (init: string) =>
+      page.evaluate(
+        `fetch(${JSON.stringify(`${analyticsBase}/api/event`)}, ${init}).then((r) => r.status, (e) => String(e))`,
+      );
+    const page17k = JSON.stringify({ page: `http://${SITE}/?q=${"x".repeat(17 * 1024)}` });
+    assert.equal(await read(`{ method: "POST", body: ${JSON.stringify(page17k)} }`), 413);
+    assert.equal(await read(`{ method: "POST", body: '{"page": "http://${SITE}/read"}' }`), 202);
+    await context.close();
+  });
+
   it("sends nothing with data-dnt when Do Not Track is on, and tracks when it is off", async () => {
     const before = (await storedEvents(0)).length;
     const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });

@@ -18,6 +18,9 @@ import type { WriteBuffer } from "../ingest/write-buffer.js";
 
 export const COLLECT_BODY_LIMIT = 16 * 1024;
 
+/** The CORS header of every answer of the endpoint, so the tracker's page may read any of them. */
+export const COLLECT_CORS = { "access-control-allow-origin": "*" } as const;
+
 export interface HitContext {
   ip: string;
   userAgent: string;

@@ -2,7 +2,8 @@
 // hits). The endpoint answers 202 with an empty body whatever happens, because a tracker
 // never retries; a dropped hit says why in X-Analytics-Dropped. Bodies are read as JSON
 // whether sent as application/json or text/plain (sendBeacon's type, which needs no CORS
-// preflight), and anything unreadable is dropped as invalid rather than refused. Real
+// preflight), and anything unreadable is dropped as invalid rather than refused. Every
+// answer carries the CORS header, a refusal too, so the tracker's page may read it. Real
 // traffic to POST /api/event takes the fast path (fast-collect.ts); this route documents
 // it and serves in-process requests, through the same CollectEndpoint.
 
@@ -10,7 +11,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { COLLECT_DROP_REASONS, type CollectDropReason } from "../ingest/hit.js";
-import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
+import { COLLECT_BODY_LIMIT, COLLECT_CORS, type CollectEndpoint } from "./collect-endpoint.js";
 import type { TrackerAsset } from "./tracker-asset.js";
 
 const DROPPED_HEADER = "x-analytics-dropped";
@@ -53,6 +54,11 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { endpoint, tracker } = options;
 
+  // Errors too (a 413): the framework's answers would otherwise be unreadable to the page.
+  app.addHook("onSend", async (_request, reply) => {
+    reply.headers(COLLECT_CORS);
+  });
+
   // Any body is read as text and parsed as JSON here; a parse failure becomes an invalid hit.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -88,7 +94,6 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   app.options("/api/event", { schema: { hide: true } }, (_request, reply) =>
     reply
       .code(204)
-      .header("access-control-allow-origin", "*")
       .header("access-control-allow-methods", "POST, OPTIONS")
       .header("access-control-allow-headers", "Content-Type")
       .header("access-control-max-age", "86400")
@@ -104,14 +109,13 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
-        description: `Answers 202 with an empty body (413 to a body over 16 KB). A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
+        description: `Answers 202 with an empty body (413 to a body over 16 KB), and \`Access-Control-Allow-Origin: *\` on every answer. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
         consumes: ["application/json", "text/plain"],
         body: EventPayload,
         response: { 202: Type.Null({ description: "Accepted (or dropped, see X-Analytics-Dropped)." }) },
       },
     },
     async (request, reply) => {
-      reply.header("access-control-allow-origin", "*");
       const dropped = await endpoint.handle(request.body, {
         ip: request.ip,
         userAgent: String(request.headers["user-agent"] ?? ""),

@@ -13,7 +13,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ClientAddressRule } from "../client-address.js";
-import { COLLECT_BODY_LIMIT, type CollectEndpoint } from "./collect-endpoint.js";
+import { COLLECT_BODY_LIMIT, COLLECT_CORS, type CollectEndpoint } from "./collect-endpoint.js";
 
 const TOO_LARGE = JSON.stringify({ message: "The request body is too large.", status: 413 });
 const SERVER_ERROR = JSON.stringify({ message: "Server Error", status: 500 });
@@ -33,7 +33,9 @@ export function fastCollect(
   const answers = new AnswerQueue(closing);
   const fail = (response: ServerResponse, error: unknown) => {
     onError(error); // as the framework would: a bare 500, the cause logged
-    response.writeHead(500, { "content-type": "application/json; charset=utf-8" }).end(SERVER_ERROR);
+    response
+      .writeHead(500, { ...COLLECT_CORS, "content-type": "application/json; charset=utf-8" })
+      .end(SERVER_ERROR);
   };
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if (request.method !== "POST" || request.url !== "/api/event") return false;
@@ -106,7 +108,7 @@ class AnswerQueue {
 }
 
 /** A 202's headers as node takes them raw (name, value, ...): no object to build per answer. */
-const ACCEPTED_HEADERS = ["access-control-allow-origin", "*", "content-length", "0"];
+const ACCEPTED_HEADERS = [...Object.entries(COLLECT_CORS).flat(), "content-length", "0"];
 const CLOSING_HEADERS = [...ACCEPTED_HEADERS, "connection", "close"];
 
 function accepted(response: ServerResponse, dropped: string | null, close: boolean): void {
@@ -117,7 +119,11 @@ function accepted(response: ServerResponse, dropped: string | null, close: boole
 function tooLarge(request: IncomingMessage, response: ServerResponse): void {
   if (response.headersSent) return;
   response
-    .writeHead(413, { "content-type": "application/json; charset=utf-8", connection: "close" })
+    .writeHead(413, {
+      ...COLLECT_CORS,
+      "content-type": "application/json; charset=utf-8",
+      connection: "close",
+    })
     .end(TOO_LARGE);
   request.resume();
 }
