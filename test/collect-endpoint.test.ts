@@ -292,6 +292,23 @@ describe("public collection endpoint", () => {
     assert.equal(response.headers["access-control-allow-origin"], "*");
   });
 
+  it("answers another method with 405 and Allow, as the API does", async () => {
+    for (const method of ["GET", "HEAD", "PUT", "PATCH", "DELETE"] as const) {
+      const response = await t.app.inject({ method, url: "/api/event" });
+      assert.equal(response.statusCode, 405, method);
+      assert.equal(response.headers.allow, "OPTIONS, POST", method);
+      assert.equal(response.headers["access-control-allow-origin"], "*", method);
+      if (method !== "HEAD") {
+        assert.deepEqual(response.json(), {
+          message: `The ${method} method is not supported for this route. Supported methods: OPTIONS, POST.`,
+          status: 405,
+        });
+      }
+    }
+    const withQuery = await t.app.inject({ method: "GET", url: "/api/event?page=x" });
+    assert.equal(withQuery.statusCode, 405);
+  });
+
   it("answers the CORS preflight", async () => {
     const response = await t.app.inject({
       method: "OPTIONS",
@@ -519,7 +536,9 @@ describe("collection fast path over real HTTP", () => {
     assert.equal(withQuery.status, 202);
     assert.equal(withQuery.headers.get("x-analytics-dropped"), null);
     const get = await fetch(`${base}/api/event`);
-    assert.equal(get.status, 404);
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get("allow"), "OPTIONS, POST");
+    assert.equal(get.headers.get("access-control-allow-origin"), "*");
   });
 
   it("lets the page read a 413 however the body came", async () => {

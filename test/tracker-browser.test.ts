@@ -167,6 +167,7 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
       );
     const page17k = JSON.stringify({ page: `http://${SITE}/?q=${"x".repeat(17 * 1024)}` });
     assert.equal(await read(`{ method: "POST", body: ${JSON.stringify(page17k)} }`), 413);
+    assert.equal(await read(`{ method: "GET" }`), 405);
     assert.equal(await read(`{ method: "POST", body: '{"page": "http://${SITE}/read"}' }`), 202);
     await context.close();
   });

@@ -15,7 +15,7 @@ import type { TotalsService } from "../stats/totals.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { authenticateHook, bearerToken } from "./authenticate.js";
 import { eventRoutes } from "./event-routes.js";
-import { jsonBodyError, sendError } from "./http-errors.js";
+import { jsonBodyError, sendError, sendMethodNotAllowed } from "./http-errors.js";
 import { parseJsonBody } from "./json-body.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
 import { RouteTable } from "./route-table.js";
@@ -88,12 +88,7 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
   scope.setNotFoundHandler((request, reply) => {
     const allowed = routes.allowedMethods(request.url.split("?", 1)[0] ?? "");
     if (allowed.length === 0) return sendError(reply, "not_found");
-    reply.header("allow", allowed.join(", "));
-    return sendError(
-      reply,
-      "method_not_allowed",
-      `The ${request.method} method is not supported for this route. Supported methods: ${allowed.join(", ")}.`,
-    );
+    return sendMethodNotAllowed(reply, request.method, allowed);
   });
 }
 

@@ -58,6 +58,16 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
   return reply.code(status).send({ message: FIXED_MESSAGES[code] ?? message ?? "Error", status });
 }
 
+/** The 405 of a known path asked with another method, `allowed` being the methods it serves. */
+export function sendMethodNotAllowed(reply: FastifyReply, method: string, allowed: readonly string[]) {
+  reply.header("allow", allowed.join(", "));
+  return sendError(
+    reply,
+    "method_not_allowed",
+    `The ${method} method is not supported for this route. Supported methods: ${allowed.join(", ")}.`,
+  );
+}
+
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if ("validation" in error && Array.isArray(error.validation)) {
     return reply.code(422).send({ message: fieldErrorsFromAjv(error.validation), status: 422 });

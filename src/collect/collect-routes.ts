@@ -2,19 +2,23 @@
 // hits). The endpoint answers 202 with an empty body whatever happens, because a tracker
 // never retries; a dropped hit says why in X-Analytics-Dropped. Bodies are read as JSON
 // whether sent as application/json or text/plain (sendBeacon's type, which needs no CORS
-// preflight), and anything unreadable is dropped as invalid rather than refused. Every
-// answer carries the CORS header, a refusal too, so the tracker's page may read it. Real
+// preflight), and anything unreadable is dropped as invalid rather than refused; another
+// method is a 405, as on the API. Every answer carries the CORS header, a refusal too, so
+// the tracker's page may read it. Real
 // traffic to POST /api/event takes the fast path (fast-collect.ts); this route documents
 // it and serves in-process requests, through the same CollectEndpoint.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
+import { sendMethodNotAllowed } from "../api/http-errors.js";
 import { COLLECT_DROP_REASONS, type CollectDropReason } from "../ingest/hit.js";
 import { COLLECT_BODY_LIMIT, COLLECT_CORS, type CollectEndpoint } from "./collect-endpoint.js";
 import type { TrackerAsset } from "./tracker-asset.js";
 
 const DROPPED_HEADER = "x-analytics-dropped";
+/** The methods POST /api/event is served with (OPTIONS: the CORS preflight). */
+const EVENT_METHODS = ["OPTIONS", "POST"];
 
 const EventPayload = Type.Object(
   {
@@ -54,7 +58,7 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { endpoint, tracker } = options;
 
-  // Errors too (a 413): the framework's answers would otherwise be unreadable to the page.
+  // Errors too (a 413, a 405): the framework's answers would otherwise be unreadable to the page.
   app.addHook("onSend", async (_request, reply) => {
     reply.headers(COLLECT_CORS);
   });
@@ -124,6 +128,14 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       return accepted(reply, dropped);
     },
   );
+
+  // Another method: 405 with Allow, as the API answers one (api-v1.ts). HEAD comes with GET.
+  app.route({
+    method: app.supportedMethods.filter((method) => method !== "HEAD" && !EVENT_METHODS.includes(method)),
+    url: "/api/event",
+    schema: { hide: true },
+    handler: (request, reply) => sendMethodNotAllowed(reply, request.method, EVENT_METHODS),
+  });
 }
 
 function accepted(reply: FastifyReply, dropped: CollectDropReason | null) {
