@@ -106,18 +106,39 @@ describe("public collection endpoint", () => {
     );
   });
 
-  it("reads the same JSON sent as application/json, and a body without a content type", async () => {
+  it("reads the same JSON sent as application/json or text/plain, and drops another type as invalid", async () => {
     const before = (await stored()).length;
-    const json = await hit({ body: { page: "https://shop.example/json" }, contentType: "application/json" });
-    const charset = await hit({
-      body: { page: "https://shop.example/json" },
-      contentType: "text/plain;charset=UTF-8",
+    // sendBeacon's type, the fetch fallback's, and JSON's, with or without a charset.
+    const readable = [
+      "text/plain;charset=UTF-8",
+      "text/plain",
+      "application/json",
+      "application/json; charset=utf-8",
+      "Text/Plain; charset=UTF-8",
+    ];
+    for (const contentType of readable) {
+      const response = await hit({ body: { page: "https://shop.example/json" }, contentType });
+      assert.equal(response.statusCode, 202, contentType);
+      assert.equal(response.headers["x-analytics-dropped"], undefined, contentType);
+    }
+    assert.equal((await stored()).length, before + readable.length);
+    // The same JSON under another type (or none) is not read: 202, dropped as invalid.
+    const others = ["application/xml", "application/x-www-form-urlencoded", "text/html", "text/plainx", ""];
+    for (const contentType of others) {
+      const response = await hit({ body: { page: "https://shop.example/json" }, contentType });
+      assert.equal(response.statusCode, 202, contentType);
+      assert.equal(response.headers["x-analytics-dropped"], "invalid", contentType);
+      assert.equal(response.headers["access-control-allow-origin"], "*", contentType);
+    }
+    const none = await t.app.inject({
+      method: "POST",
+      url: "/api/event",
+      headers: { "user-agent": CHROME },
+      payload: JSON.stringify({ page: "https://shop.example/json" }),
     });
-    assert.equal(json.statusCode, 202);
-    assert.equal(charset.statusCode, 202);
-    assert.equal(json.headers["x-analytics-dropped"], undefined);
-    assert.equal(charset.headers["x-analytics-dropped"], undefined);
-    assert.equal((await stored()).length, before + 2);
+    assert.equal(none.statusCode, 202);
+    assert.equal(none.headers["x-analytics-dropped"], "invalid", "no content type");
+    assert.equal((await stored()).length, before + readable.length);
   });
 
   it("counts an internal referrer as a pageview but not a visit", async () => {
@@ -348,7 +369,11 @@ describe("collection behind a proxy and under load", () => {
           url: "/api/event",
           remoteAddress: "10.0.0.1",
           // The client wrote the first entry; the proxy at 10.0.0.1 added the last.
-          headers: { "user-agent": CHROME, "x-forwarded-for": "203.0.113.5, 81.2.69.142" },
+          headers: {
+            "content-type": "text/plain",
+            "user-agent": CHROME,
+            "x-forwarded-for": "203.0.113.5, 81.2.69.142",
+          },
           payload: JSON.stringify({ page: "https://proxied.example/" }),
         });
         if (trust === "1") {
@@ -376,7 +401,7 @@ describe("collection behind a proxy and under load", () => {
           method: "POST",
           url: "/api/event",
           remoteAddress: ip,
-          headers: { "user-agent": CHROME },
+          headers: { "content-type": "text/plain", "user-agent": CHROME },
           payload: JSON.stringify({ page: "https://busy.example/" }),
         });
       const drops = [];
@@ -446,6 +471,27 @@ describe("collection fast path over real HTTP", () => {
     ["kept", JSON.stringify({ page: "https://fast.example/a" }), {}, 202, undefined],
     ["invalid JSON", "{", {}, 202, "invalid"],
     ["no page", JSON.stringify({ referrer: "" }), {}, 202, "invalid"],
+    [
+      "another content type",
+      JSON.stringify({ page: "https://fast.example/xml" }),
+      { "content-type": "application/xml" },
+      202,
+      "invalid",
+    ],
+    [
+      "an empty content type",
+      JSON.stringify({ page: "https://fast.example/" }),
+      { "content-type": "" },
+      202,
+      "invalid",
+    ],
+    [
+      "JSON with a charset",
+      JSON.stringify({ page: "https://fast.example/json" }),
+      { "content-type": "application/json; charset=utf-8" },
+      202,
+      undefined,
+    ],
     ["unknown website", JSON.stringify({ page: "https://nope.example/" }), {}, 202, "unknown_website"],
     ["bot", JSON.stringify({ page: "https://fast.example/" }), { "user-agent": "curl/8.5.0" }, 202, "bot"],
     [
@@ -492,7 +538,7 @@ describe("collection fast path over real HTTP", () => {
       assert.equal(injected.headers["access-control-allow-origin"], "*", `${name} (route)`);
     }
     await t.container.buffer.flush();
-    assert.equal(await t.container.events.countEvents(websiteId), 2, "one kept hit on each path");
+    assert.equal(await t.container.events.countEvents(websiteId), 4, "two kept hits on each path");
   });
 
   it("gives each of many hits arriving together its own answer", async () => {
@@ -539,6 +585,14 @@ describe("collection fast path over real HTTP", () => {
     assert.equal(get.status, 405);
     assert.equal(get.headers.get("allow"), "OPTIONS, POST");
     assert.equal(get.headers.get("access-control-allow-origin"), "*");
+    // No type at all (a body of bytes): not read, as on the route.
+    const untyped = await fetch(`${base}/api/event`, {
+      method: "POST",
+      headers: { "user-agent": CHROME },
+      body: new TextEncoder().encode(JSON.stringify({ page: "https://fast.example/untyped" })),
+    });
+    assert.equal(untyped.status, 202);
+    assert.equal(untyped.headers.get("x-analytics-dropped"), "invalid");
   });
 
   it("lets the page read a 413 however the body came", async () => {

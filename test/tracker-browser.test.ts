@@ -156,6 +156,22 @@ describe("tracker in a real browser", { skip: missing ?? false }, () => {
     await context.close();
   });
 
+  it("falls back to fetch without sendBeacon, whose hits are read too", async () => {
+    const before = (await storedEvents(0)).length;
+    const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
+    await context.addInitScript({ content: "delete Navigator.prototype.sendBeacon" });
+    const page = await context.newPage();
+    await page.goto(`http://${SITE}:${sitePort}/no-beacon`);
+    await page.waitForFunction("'pa' in window");
+    await page.evaluate("window.pa.track({ name: 'Fallback' })");
+    const events = await storedEvents(before + 2);
+    assert.deepEqual(since(events, before).sort(), [
+      ["event", "/no-beacon"],
+      ["pageview", "/no-beacon"],
+    ]);
+    await context.close();
+  });
+
   it("lets a page read every answer of the endpoint, a refusal too", async () => {
     const context = await browser.newContext({ userAgent: DESKTOP_CHROME_UA });
     const page = await context.newPage();

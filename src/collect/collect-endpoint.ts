@@ -21,6 +21,16 @@ export const COLLECT_BODY_LIMIT = 16 * 1024;
 /** The CORS header of every answer of the endpoint, so the tracker's page may read any of them. */
 export const COLLECT_CORS = { "access-control-allow-origin": "*" } as const;
 
+/**
+ * Whether a body sent with this Content-Type is read: `application/json`, or `text/plain`
+ * (sendBeacon's `text/plain;charset=UTF-8`, which needs no CORS preflight), any parameters
+ * and case. Another type, or none, is not read, so the hit is dropped as invalid: the
+ * endpoint answers 202 whatever happens to a hit, never 415 (CONTRACT.md section 5).
+ */
+export function readsContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^\s*(?:application\/json|text\/plain)\s*(?:;|$)/i.test(contentType);
+}
+
 export interface HitContext {
   ip: string;
   userAgent: string;

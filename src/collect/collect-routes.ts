@@ -1,19 +1,24 @@
 // The public side of collection: GET /js/script.js (the tracker) and POST /api/event (its
 // hits). The endpoint answers 202 with an empty body whatever happens, because a tracker
 // never retries; a dropped hit says why in X-Analytics-Dropped. Bodies are read as JSON
-// whether sent as application/json or text/plain (sendBeacon's type, which needs no CORS
-// preflight), and anything unreadable is dropped as invalid rather than refused; another
-// method is a 405, as on the API. Every answer carries the CORS header, a refusal too, so
-// the tracker's page may read it. Real
-// traffic to POST /api/event takes the fast path (fast-collect.ts); this route documents
-// it and serves in-process requests, through the same CollectEndpoint.
+// when sent as application/json or text/plain (sendBeacon's type, which needs no CORS
+// preflight); another type, or anything unreadable, is dropped as invalid rather than
+// refused. Only a body over 16 KB (413) and another method (405) are refused, and every
+// answer carries the CORS header, so the tracker's page may read it. Real traffic to
+// POST /api/event takes the fast path (fast-collect.ts); this route documents it and serves
+// in-process requests, through the same CollectEndpoint.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { sendMethodNotAllowed } from "../api/http-errors.js";
+import { handleError, sendMethodNotAllowed } from "../api/http-errors.js";
 import { COLLECT_DROP_REASONS, type CollectDropReason } from "../ingest/hit.js";
-import { COLLECT_BODY_LIMIT, COLLECT_CORS, type CollectEndpoint } from "./collect-endpoint.js";
+import {
+  COLLECT_BODY_LIMIT,
+  COLLECT_CORS,
+  type CollectEndpoint,
+  readsContentType,
+} from "./collect-endpoint.js";
 import type { TrackerAsset } from "./tracker-asset.js";
 
 const DROPPED_HEADER = "x-analytics-dropped";
@@ -61,6 +66,15 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
   // Errors too (a 413, a 405): the framework's answers would otherwise be unreadable to the page.
   app.addHook("onSend", async (_request, reply) => {
     reply.headers(COLLECT_CORS);
+  });
+
+  // A Content-Type the framework cannot parse (empty, malformed) is refused with a 415
+  // before any parser: a hit whose body is not read, as the fast path answers it.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (request.method === "POST" && error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      return accepted(reply, "invalid");
+    }
+    return handleError(error, request, reply);
   });
 
   // Any body is read as text and parsed as JSON here; a parse failure becomes an invalid hit.
@@ -113,14 +127,16 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
-        description: `Answers 202 with an empty body (413 to a body over 16 KB), and \`Access-Control-Allow-Origin: *\` on every answer. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`unavailable\`: the event store cannot take writes for now).`,
+        description: `Answers 202 with an empty body (413 to a body over 16 KB), and \`Access-Control-Allow-Origin: *\` on every answer. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`invalid\`: a body that is no hit, or not sent as application/json or text/plain; \`unavailable\`: the event store cannot take writes for now).`,
         consumes: ["application/json", "text/plain"],
         body: EventPayload,
         response: { 202: Type.Null({ description: "Accepted (or dropped, see X-Analytics-Dropped)." }) },
       },
     },
     async (request, reply) => {
-      const dropped = await endpoint.handle(request.body, {
+      // A body of another type is not read (see readsContentType): an invalid hit.
+      const body = readsContentType(request.headers["content-type"]) ? request.body : null;
+      const dropped = await endpoint.handle(body, {
         ip: request.ip,
         userAgent: String(request.headers["user-agent"] ?? ""),
         acceptLanguage: String(request.headers["accept-language"] ?? ""),

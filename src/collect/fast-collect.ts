@@ -13,7 +13,12 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ClientAddressRule } from "../client-address.js";
-import { COLLECT_BODY_LIMIT, COLLECT_CORS, type CollectEndpoint } from "./collect-endpoint.js";
+import {
+  COLLECT_BODY_LIMIT,
+  COLLECT_CORS,
+  type CollectEndpoint,
+  readsContentType,
+} from "./collect-endpoint.js";
 
 const TOO_LARGE = JSON.stringify({ message: "The request body is too large.", status: 413 });
 const SERVER_ERROR = JSON.stringify({ message: "Server Error", status: 500 });
@@ -55,8 +60,11 @@ export function fastCollect(
       if (size > COLLECT_BODY_LIMIT) return;
       let body: unknown = null;
       try {
-        const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-        body = JSON.parse(raw.toString("utf8"));
+        // A body of another type is not read: CollectEndpoint drops it as invalid.
+        if (readsContentType(request.headers["content-type"])) {
+          const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+          body = JSON.parse(raw.toString("utf8"));
+        }
       } catch {
         // not JSON: CollectEndpoint drops it as invalid
       }
