@@ -216,7 +216,9 @@ describe("events API", () => {
     // A value of one of its types is held to that type's limits alone.
     const long = await post([event({ event: { name: "Buy", value: "9".repeat(65) } })]);
     assert.deepEqual(long.json().message, {
-      "events.0.event.value": ["The value must not be greater than 64 characters."],
+      "events.0.event.value": [
+        "The value must not be greater than 64 characters (UTF-16 code units: an emoji counts as 2 or more).",
+      ],
     });
     for (const value of ["49.99", 49.99]) {
       assert.equal((await post([event({ event: { name: "Buy", value } })])).statusCode, 202, String(value));
