@@ -186,6 +186,10 @@ const clickhouseUrls: Parser<readonly string[] | null> = (raw) => {
   if (new Set(urls.map((url) => new URL(url).pathname.replace(/\/+$/, ""))).size > 1) {
     throw new Error("every URL must name the same database");
   }
+  // A node listed twice would run every per-node statement (folds, deletes) twice.
+  const hosts = urls.map((url) => new URL(url).host);
+  const twice = hosts.find((host, i) => hosts.indexOf(host) !== i);
+  if (twice !== undefined) throw new Error(`lists ${twice} twice`);
   return Object.freeze(urls);
 };
 
@@ -300,7 +304,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: clickhouseUrls,
     description:
-      "Events in ClickHouse instead of the embedded store: the HTTP URL of the server, or the comma-separated URLs of every node of a cluster (`migrate` creates the tables on each). A path names the database (default `analytics`); `user:password@` gives credentials.",
+      "Events in ClickHouse instead of the embedded store: the HTTP URL of the server, or the comma-separated URLs of every node of a cluster, each once (`migrate` creates the tables on each, and with `serve` refuses a list that leaves out a node of `ANALYTICS_CLICKHOUSE_CLUSTER` or names one twice). A path names the database (default `analytics`); `user:password@` gives credentials.",
   },
   clickhouseCluster: {
     env: "ANALYTICS_CLICKHOUSE_CLUSTER",

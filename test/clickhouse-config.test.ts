@@ -29,6 +29,7 @@ describe("ClickHouse configuration", () => {
       ["http://ch1:8123/x-y", /database name/],
       ["http://ch1:8123/?database=x", /query/],
       ["http://ch1:8123/a,http://ch2:8123/b", /same database/],
+      ["http://ch1:8123/a,http://ch2:8123/a,http://u:p@ch1:8123/a", /lists ch1:8123 twice/],
     ] as const) {
       assert.throws(
         () => loadConfig({ ANALYTICS_CLICKHOUSE_URL: url }),

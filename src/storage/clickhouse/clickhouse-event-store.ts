@@ -53,6 +53,16 @@ const LOCAL_TABLES = [
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
 
+/** A replica of the cluster as system.clusters lists it (the port is the native one). */
+interface ClusterReplica {
+  shard_num: number;
+  host_name: string;
+  port: number;
+  is_local: number;
+}
+
+const hostPort = (replica: ClusterReplica) => `${replica.host_name}:${replica.port}`;
+
 /** The events table's columns in the order insert() writes them. */
 const EVENT_COLUMNS = ["website_id", "ts", "day", "visitor", "kind", "is_visit", ...EVENT_TEXT_FIELDS];
 
@@ -72,9 +82,9 @@ export class ClickHouseEventStore implements EventStore {
 
   /** Creates the database and applies the migrations on every node, then the Distributed tables. */
   migrate(): Promise<void> {
-    return this.serialised(() =>
-      this.nodes.onEveryNode(async (node) => {
-        if (this.nodes.cluster) await this.checkCluster(node, this.nodes.cluster);
+    return this.serialised(async () => {
+      if (this.nodes.cluster) await this.checkCluster(this.nodes.cluster);
+      await this.nodes.onEveryNode(async (node) => {
         await node.command(sql`CREATE DATABASE IF NOT EXISTS ${this.db}`);
         await node.command(
           sql`CREATE TABLE IF NOT EXISTS ${this.db}.schema_migrations (version UInt32, name String) ENGINE = TinyLog`,
@@ -94,8 +104,8 @@ export class ClickHouseEventStore implements EventStore {
           for (const statement of distributedTables(this.db, this.nodes.cluster))
             await node.command(statement);
         }
-      }),
-    );
+      });
+    });
   }
 
   insert(events: readonly StoredEvent[]): Promise<void> {
@@ -315,14 +325,50 @@ export class ClickHouseEventStore implements EventStore {
     return sql`${this.db}.${sqlIdentifier(this.nodes.cluster ? name : `${name}_local`)}`;
   }
 
-  /** Refuses to migrate a node that does not know the configured cluster. */
-  private async checkCluster(node: NodeRunner, cluster: Sql): Promise<void> {
-    const known = await node.query<{ n: string }>(
-      sql`SELECT count() AS n FROM system.clusters WHERE cluster = ${cluster.text}`,
-    );
-    if (Number(known[0]?.n ?? 0) === 0) {
+  /**
+   * Refuses (before anything is created) URLs that are not one node of every shard of the
+   * cluster, each shard once, as every node reports the cluster: the Distributed tables
+   * write to and read from every shard, while migrate, folds and deletes reach the listed
+   * nodes alone, so a shard left out has no tables and one listed twice is folded twice.
+   * remote_servers names nodes by their native port, not the HTTP one listed, so each node
+   * says which of them it is (is_local, which 18.16 has too).
+   */
+  private async checkCluster(cluster: Sql): Promise<void> {
+    const views = await this.nodes.onEachNode(async (node) => ({
+      url: node.url,
+      replicas: await node.query<ClusterReplica>(
+        sql`SELECT shard_num, host_name, port, is_local FROM system.clusters WHERE cluster = ${cluster.text}`,
+      ),
+    }));
+    const listed = new Map<number, string>();
+    for (const { url, replicas } of views) {
+      if (replicas.length === 0) {
+        throw new ConfigError(
+          `ClickHouse at ${url} has no cluster ${cluster.text} in its remote_servers (ANALYTICS_CLICKHOUSE_CLUSTER)`,
+        );
+      }
+      const own = replicas.find((replica) => Number(replica.is_local) === 1);
+      if (!own) {
+        throw new ConfigError(
+          `ANALYTICS_CLICKHOUSE_URL lists ClickHouse at ${url}, which is no node of cluster ${cluster.text} (${replicas.map(hostPort).join(", ")})`,
+        );
+      }
+      const shard = Number(own.shard_num);
+      const before = listed.get(shard);
+      if (before !== undefined) {
+        throw new ConfigError(
+          `ANALYTICS_CLICKHOUSE_URL lists shard ${shard} of cluster ${cluster.text} twice: ${before} and ${url}`,
+        );
+      }
+      listed.set(shard, url);
+    }
+    const left = (views[0]?.replicas ?? []).filter((replica) => !listed.has(Number(replica.shard_num)));
+    const first = left[0];
+    if (first) {
+      const shard = Number(first.shard_num);
+      const nodes = left.filter((replica) => Number(replica.shard_num) === shard).map(hostPort);
       throw new ConfigError(
-        `ClickHouse at ${node.url} has no cluster ${cluster.text} in its remote_servers (ANALYTICS_CLICKHOUSE_CLUSTER)`,
+        `ANALYTICS_CLICKHOUSE_URL lists no node of shard ${shard} of cluster ${cluster.text} (${nodes.join(", ")}): it must list the HTTP URL of every node of the cluster`,
       );
     }
   }
