@@ -1,10 +1,17 @@
 // ANALYTICS_CLICKHOUSE_URL and ANALYTICS_CLICKHOUSE_CLUSTER: what is accepted, and the
-// clear failures for what is not (before any connection is made).
+// clear failures for what is not (before any connection is made), and for a server that
+// cannot be used (one line, as every other failure of a command).
 
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { openEventStore } from "../src/storage/open-storage.js";
+import { runCliAsync } from "./support/cli.js";
+import { CLICKHOUSE_URLS, clickhouseMissing } from "./support/event-stores.js";
+import { tempDir } from "./support/test-app.js";
 
 describe("ClickHouse configuration", () => {
   it("is off by default and takes one URL or a comma-separated list", () => {
@@ -55,5 +62,49 @@ describe("ClickHouse configuration", () => {
       openEventStore(loadConfig({ ANALYTICS_CLICKHOUSE_CLUSTER: "analytics" })),
       (error: Error) => error instanceof ConfigError && /ANALYTICS_CLICKHOUSE_URL/.test(error.message),
     );
+  });
+});
+
+describe("ClickHouse that cannot be used", () => {
+  it("fails migrate and serve with the one line that says why, nothing of the client's own log", async (t) => {
+    // A port nobody listens on, and one where an HTTP server that is not ClickHouse answers.
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const other = http.createServer((_request, response) => {
+      response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherPort = (other.address() as net.AddressInfo).port;
+    const dataDir = tempDir("analytics-clickhouse-down-");
+    const cases: [url: string, problem: RegExp][] = [
+      [`http://127.0.0.1:${closed}`, /ECONNREFUSED/],
+      [`http://127.0.0.1:${otherPort}`, /Not Found/],
+    ];
+    // Wrong credentials need a real server (the shim asks for none).
+    if (CLICKHOUSE_URLS[0]) cases.push([CLICKHOUSE_URLS[0], /nobody/]);
+    else t.diagnostic(`wrong credentials not tried: ${clickhouseMissing()}`);
+    try {
+      for (const [url, problem] of cases) {
+        const origin = new URL(url).origin;
+        const withCredentials = url === CLICKHOUSE_URLS[0] ? `http://nobody:wrong@${new URL(url).host}` : url;
+        for (const command of [["migrate"], ["serve", "--port", "0"]]) {
+          const result = await runCliAsync([...command, "--data-dir", dataDir], {
+            ANALYTICS_CLICKHOUSE_URL: withCredentials,
+          });
+          assert.equal(result.status, 1, `${command[0]}: ${result.stderr}`);
+          assert.match(result.stderr, /^[^\n]+\n$/, `${command[0]} at ${origin}: one line`);
+          assert.ok(result.stderr.startsWith(`ClickHouse at ${origin}: `), result.stderr);
+          assert.match(result.stderr, problem);
+          assert.doesNotMatch(result.stderr, /wrong/, "no password shown");
+        }
+      }
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,12 @@
 // edges understand.
 
 import { Readable } from "node:stream";
-import { type ClickHouseClient, type ClickHouseSettings, createClient } from "@clickhouse/client";
+import {
+  type ClickHouseClient,
+  ClickHouseLogLevel,
+  type ClickHouseSettings,
+  createClient,
+} from "@clickhouse/client";
 import { AppError } from "../../errors.js";
 import { type Sql, sqlIdentifier } from "./sql-escape.js";
 
@@ -38,6 +43,9 @@ export class ClickHouseNodes {
         // Rebuilds and deletes may run for minutes: progress headers keep the connection busy.
         request_timeout: 600_000,
         clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
+        // Its own log would print every failure as a dump of the request and a stack before
+        // the caller says it once: every failure reaches the caller as a ClickHouseError.
+        log: { level: ClickHouseLogLevel.OFF },
       });
       return new NodeRunner(url.origin, client);
     });
@@ -131,7 +139,8 @@ export class NodeRunner {
 /** A ClickHouse node refused or failed a statement, or did not answer. */
 export class ClickHouseError extends AppError {
   constructor(url: string, cause: unknown) {
-    super("unavailable", `ClickHouse at ${url}: ${(cause as Error)?.message ?? String(cause)}`);
+    // Trimmed: 18.16 ends its messages with a line break.
+    super("unavailable", `ClickHouse at ${url}: ${((cause as Error)?.message ?? String(cause)).trim()}`);
     this.name = "ClickHouseError";
     this.cause = cause;
   }
