@@ -136,10 +136,20 @@ const optionalPostgresUrl: Parser<string | null> = (raw) => {
   return raw.trim();
 };
 
+/**
+ * A file the server reads (at start or on first need): a directory or an unreadable file is
+ * refused here, as the variable's problem, rather than failing later with a stack trace.
+ */
 const optionalFile: Parser<string | null> = (raw) => {
   if (raw.trim() === "") return null;
   const file = path.resolve(raw.trim());
   if (!fs.existsSync(file)) throw new Error("names no file");
+  if (fs.statSync(file).isDirectory()) throw new Error("names a directory, not a file");
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch {
+    throw new Error("names a file this user cannot read");
+  }
   return file;
 };
 

@@ -170,6 +170,15 @@ describe("analytics CLI", () => {
     const badConfig = cli(["migrate", "--data-dir", dataDir], { ANALYTICS_API_RATE_LIMIT: "lots" });
     assert.equal(badConfig.status, 2);
     assert.match(badConfig.stderr, /ANALYTICS_API_RATE_LIMIT/);
+    // A file setting naming a directory: said as the variable's problem, no stack trace.
+    const directory = cli(["serve", "--port", "0", "--data-dir", dataDir], {
+      ANALYTICS_REFERRER_SPAM: dataDir,
+    });
+    assert.equal(directory.status, 2, directory.stderr);
+    assert.equal(
+      directory.stderr,
+      `Invalid configuration:\n  ANALYTICS_REFERRER_SPAM=${JSON.stringify(dataDir)}: names a directory, not a file\n`,
+    );
   });
 
   it("works while a server runs on the same data directory", async () => {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
+import { ConfigError } from "../src/config.js";
 import { DropCounter } from "../src/ingest/drop-counter.js";
 import { zoneRule } from "../src/stats/time-zone.js";
 import type { DropCount, DropRepository } from "../src/storage/ports.js";
@@ -215,11 +216,24 @@ describe("referrer spam", () => {
     }
   });
 
-  it("refuses a list file that is not there, naming the variable", async () => {
+  it("refuses a list file that is not there, or a directory, naming the variable", async () => {
     await assert.rejects(
       createTestApp({ ANALYTICS_REFERRER_SPAM: "/nonexistent/spammers.txt" }),
-      /ANALYTICS_REFERRER_SPAM/,
+      /ANALYTICS_REFERRER_SPAM="\/nonexistent\/spammers.txt": names no file/,
     );
+    const dir = tempDir();
+    try {
+      await assert.rejects(
+        createTestApp({ ANALYTICS_REFERRER_SPAM: dir }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          error.message.includes(
+            `ANALYTICS_REFERRER_SPAM=${JSON.stringify(dir)}: names a directory, not a file`,
+          ),
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
