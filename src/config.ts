@@ -153,6 +153,37 @@ const optionalFile: Parser<string | null> = (raw) => {
   return file;
 };
 
+/** Where an .mmdb file's metadata begins: in its last 128 KiB, by the format's definition. */
+const MMDB_METADATA_MARKER = Buffer.from("\xab\xcd\xefMaxMind.com", "latin1");
+const MMDB_METADATA_SPAN = 128 * 1024;
+
+/**
+ * An .mmdb database: the server reads it only on the first hit that needs a place, so a file
+ * that is not one is found here (by its metadata marker, without reading the whole file)
+ * rather than by every hit being stored without a place.
+ */
+const optionalMmdb: Parser<string | null> = (raw) => {
+  const file = optionalFile(raw);
+  if (file === null) return null;
+  const descriptor = fs.openSync(file, "r");
+  try {
+    const size = fs.fstatSync(descriptor).size;
+    const tail = Buffer.alloc(Math.min(size, MMDB_METADATA_SPAN));
+    fs.readSync(descriptor, tail, 0, tail.length, size - tail.length);
+    if (!tail.includes(MMDB_METADATA_MARKER)) {
+      // A download left compressed is the usual mistake: say so.
+      const head = Buffer.alloc(2);
+      fs.readSync(descriptor, head, 0, 2, 0);
+      if (head[0] === 0x1f && head[1] === 0x8b)
+        throw new Error("is gzip-compressed: give the .mmdb file it holds");
+      throw new Error("is not a MaxMind .mmdb database (it has no metadata section)");
+    }
+  } finally {
+    fs.closeSync(descriptor);
+  }
+  return file;
+};
+
 const optionalSmtpUrl: Parser<string | null> = (raw) => {
   if (raw.trim() === "") return null;
   let url: URL;
@@ -298,9 +329,9 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
   geoipDb: {
     env: "ANALYTICS_GEOIP_DB",
     default: "",
-    parse: optionalFile,
+    parse: optionalMmdb,
     description:
-      "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data. On first need the server writes its index into `<data dir>/geo` (about 10 s, in a thread of its own; hits wait for it), and again when the file changes.",
+      "Path of a MaxMind GeoIP2/GeoLite2 City `.mmdb` to use instead of the bundled DB-IP City Lite data (a file that is not one, compressed ones included, stops the server at start). On first need the server writes its index into `<data dir>/geo` (about 10 s, in a thread of its own; hits wait for it), and again when the file changes.",
   },
   referrerSpam: {
     env: "ANALYTICS_REFERRER_SPAM",

@@ -3,9 +3,12 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import zlib from "node:zlib";
 import { ConfigError, loadConfig, SETTINGS } from "../src/config.js";
+import { bundledGeoSources } from "../src/enrich/geo.js";
 
 describe("configuration", () => {
   it("has a default for every setting", () => {
@@ -101,6 +104,34 @@ describe("configuration", () => {
         /ANALYTICS_MAIL_FROM="nobody"/.test(error.message) &&
         /ANALYTICS_REPORT_PERIOD="daily": must be one of: week, month/.test(error.message),
     );
+  });
+
+  it("checks at start that ANALYTICS_GEOIP_DB is an .mmdb database", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "analytics-geoip-"));
+    try {
+      const garbage = path.join(dir, "garbage.mmdb");
+      fs.writeFileSync(garbage, "garbage");
+      const gzip = path.join(dir, "GeoLite2-City.mmdb.gz");
+      fs.writeFileSync(gzip, zlib.gzipSync("a database"));
+      for (const [file, problem] of [
+        [garbage, "is not a MaxMind .mmdb database (it has no metadata section)"],
+        [gzip, "is gzip-compressed: give the .mmdb file it holds"],
+        [dir, "names a directory, not a file"],
+        [path.join(dir, "none.mmdb"), "names no file"],
+      ] as const) {
+        assert.throws(
+          () => loadConfig({ ANALYTICS_GEOIP_DB: file }),
+          (error: unknown) =>
+            error instanceof ConfigError &&
+            error.message.includes(`ANALYTICS_GEOIP_DB=${JSON.stringify(file)}: ${problem}`),
+          file,
+        );
+      }
+      const database = bundledGeoSources().ipv6;
+      assert.equal(loadConfig({ ANALYTICS_GEOIP_DB: database }).geoipDb, database);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("is documented in the README: every variable with its default", () => {
