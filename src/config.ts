@@ -119,6 +119,9 @@ const optionalUrl: Parser<string | null> = (raw) => {
     throw new Error("must be an absolute http(s) URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("must be an http(s) URL");
+  // Links append their paths to it, which would land in a query or fragment. A parsed
+  // URL's ? and # are always those (elsewhere they are escaped), an empty one included.
+  if (/[?#]/.test(url.href)) throw new Error("must not carry a query string or fragment");
   return url.toString().replace(/\/+$/, "");
 };
 
@@ -290,7 +293,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: optionalUrl,
     description:
-      "Public base URL used in links (pagination, emails); by default each request's scheme and Host when the Host is a host name or an IP address with an optional port (any other Host: the address and port the request reached), and in emails `http://HOST:PORT`.",
+      "Public base URL used in links (pagination, emails): scheme, host and an optional path, no query string or fragment; by default each request's scheme and Host when the Host is a host name or an IP address with an optional port (any other Host: the address and port the request reached), and in emails `http://HOST:PORT`.",
   },
   apiRateLimit: {
     env: "ANALYTICS_API_RATE_LIMIT",

@@ -51,6 +51,20 @@ describe("configuration", () => {
     );
     assert.throws(() => loadConfig({}, { port: "70000" }), /--port="70000"/);
     assert.throws(() => loadConfig({ ANALYTICS_PUBLIC_URL: "ftp://x" }), /ANALYTICS_PUBLIC_URL/);
+    // Links are made by appending paths: a query or fragment would end up before them.
+    for (const url of ["http://x.com/?a=1", "http://x.com/stats#top", "http://x.com/?", "http://x.com#"]) {
+      assert.throws(
+        () => loadConfig({ ANALYTICS_PUBLIC_URL: url }),
+        new RegExp(
+          `ANALYTICS_PUBLIC_URL=${JSON.stringify(url).replace(/[?.]/g, "\\$&")}: must not carry a query string or fragment`,
+        ),
+        url,
+      );
+    }
+    assert.equal(
+      loadConfig({ ANALYTICS_PUBLIC_URL: "https://x.com/stats/" }).publicUrl,
+      "https://x.com/stats",
+    );
     assert.throws(() => loadConfig({ ANALYTICS_LOG_LEVEL: "loud" }), /ANALYTICS_LOG_LEVEL/);
   });
 
