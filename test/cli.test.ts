@@ -370,6 +370,26 @@ describe("analytics CLI", () => {
     }
   });
 
+  it("refuses an option given twice, in one line, before creating anything", () => {
+    const parent = tempDir("analytics-cli-twice-");
+    const [a, b] = [path.join(parent, "a"), path.join(parent, "b")];
+    try {
+      for (const [args, option] of [
+        [["serve", "--port", "18082", "--port", "18083", "--data-dir", a], "--port"],
+        [["serve", "--port", "0", "--data-dir", a, "--data-dir", b], "--data-dir"],
+        [["migrate", "--data-dir", a, "--data-dir=b"], "--data-dir"],
+        [["reports", "send", "--dry-run", "--dry-run", "--data-dir", a], "--dry-run"],
+      ] as const) {
+        const twice = cli([...args]);
+        assert.equal(twice.status, 2, `${args.join(" ")}: ${twice.stderr}`);
+        assert.equal(twice.stderr, `${option} is given more than once: give it once.\n`, args.join(" "));
+      }
+      assert.deepEqual(fs.readdirSync(parent), [], "nothing was created");
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
   it("refuses to rebuild a website that does not exist, naming it", () => {
     const missing = cli(["aggregates", "rebuild", "--website", "999", "--data-dir", dataDir]);
     assert.equal(missing.status, 1, missing.stdout);

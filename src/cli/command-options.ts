@@ -13,14 +13,25 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 
 const STORAGE_OPTIONS: Options = { "data-dir": { type: "string" } };
 
-/** Parses `args` against the command's options plus the storage options; unknown flags are a UsageError. */
+/**
+ * Parses `args` against the command's options plus the storage options; unknown flags, and a
+ * flag given twice (parseArgs would keep the last: `--data-dir A --data-dir B` would use B
+ * silently), are a UsageError.
+ */
 export function parseCommand(args: string[], options: Options) {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    const { values } = parseArgs({ args, options: { ...STORAGE_OPTIONS, ...options }, strict: true });
-    return values as Record<string, string | boolean | undefined>;
+    parsed = parseArgs({ args, options: { ...STORAGE_OPTIONS, ...options }, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once: give it once.`);
+    seen.add(token.name);
+  }
+  return parsed.values as Record<string, string | boolean | undefined>;
 }
 
 /**
