@@ -390,6 +390,15 @@ describe("analytics CLI", () => {
     }
   });
 
+  it("says in one line how to give a value that starts with a dash", () => {
+    const dash = cli(["serve", "--port", "-1", "--data-dir", dataDir]);
+    assert.equal(dash.status, 2, dash.stderr);
+    assert.equal(dash.stderr, "--port -1: a value starting with a dash is given as --port=-1\n");
+    const given = cli(["serve", "--port=-1", "--data-dir", dataDir]);
+    assert.equal(given.status, 2, given.stderr);
+    assert.match(given.stderr, /--port="-1": must be an integer from 0 to 65535/);
+  });
+
   it("refuses to rebuild a website that does not exist, naming it", () => {
     const missing = cli(["aggregates", "rebuild", "--website", "999", "--data-dir", dataDir]);
     assert.equal(missing.status, 1, missing.stdout);

@@ -23,7 +23,7 @@ export function parseCommand(args: string[], options: Options) {
   try {
     parsed = parseArgs({ args, options: { ...STORAGE_OPTIONS, ...options }, strict: true, tokens: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsProblem(args, (error as Error).message));
   }
   const seen = new Set<string>();
   for (const token of parsed.tokens ?? []) {
@@ -32,6 +32,19 @@ export function parseCommand(args: string[], options: Options) {
     seen.add(token.name);
   }
   return parsed.values as Record<string, string | boolean | undefined>;
+}
+
+/**
+ * parseArgs' message in one line. The one for a value starting with a dash (`--port -1`)
+ * takes three and names no value; it is said with the value and how to give it.
+ */
+function parseArgsProblem(args: string[], message: string): string {
+  const ambiguous = /^Option '(?:-\w, )?(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+  const option = ambiguous?.[1];
+  if (option === undefined) return message.split("\n")[0] ?? message;
+  const at = args.findIndex((arg, i) => arg === option && args[i + 1]?.startsWith("-"));
+  const value = args[at + 1] ?? "-VALUE";
+  return `${option} ${value}: a value starting with a dash is given as ${option}=${value}`;
 }
 
 /**
