@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { AJV_OPTIONS } from "./api/ajv-options.js";
 import { apiDocs } from "./api/api-docs.js";
 import { apiV1 } from "./api/api-v1.js";
-import { handleError, sendError } from "./api/http-errors.js";
+import { errorHandler, sendError } from "./api/http-errors.js";
 import { ClientAddressRule } from "./client-address.js";
 import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
@@ -92,7 +92,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       done();
     });
   }
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(errorHandler(container.storeFailures));
   app.setNotFoundHandler((_request, reply) => sendError(reply, "not_found"));
   await app.register(formbody);
   await app.register(swagger, {
@@ -119,7 +119,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     }
   });
 
-  await app.register(collectRoutes, { endpoint: container.collect, tracker: loadTrackerAsset() });
+  await app.register(collectRoutes, {
+    endpoint: container.collect,
+    tracker: loadTrackerAsset(),
+    storeFailures: container.storeFailures,
+  });
   await app.register(apiV1, {
     prefix: "/api/v1",
     users: container.users,
@@ -149,6 +153,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     stylesheet: assets.stylesheet.path,
     geo: config.geoipDb ? "maxmind" : "dbip",
     publicUrl: config.publicUrl,
+    storeFailures: container.storeFailures,
   });
   // Registered last and matching only paths with a dot, so /{domain} shadows no route above.
   await app.register(pageRoutes, {
@@ -160,6 +165,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     assets,
     geo: config.geoipDb ? "maxmind" : "dbip",
     publicUrl: config.publicUrl,
+    storeFailures: container.storeFailures,
   });
   return app;
 }

@@ -39,6 +39,7 @@ import { TimeSeriesService } from "./stats/time-series.js";
 import { TotalsService } from "./stats/totals.js";
 import { openMetadataStore, openServerEventStore } from "./storage/open-storage.js";
 import type { EventStore, MetadataStore } from "./storage/ports.js";
+import { StoreFailureLog } from "./store-failure-log.js";
 import { PasswordHasher } from "./websites/password-hasher.js";
 import { WebsiteService } from "./websites/website-service.js";
 
@@ -73,6 +74,8 @@ export interface Container {
   readonly setupCode: string | null;
   /** Email reports on schedule, when ANALYTICS_SMTP_URL is set; `serve` starts it. */
   readonly reports: ReportScheduler | null;
+  /** Told of every request refused because a store cannot answer; logs why, without flooding. */
+  readonly storeFailures: StoreFailureLog;
   /** Resolves when every store answers and buffered hits can be written (GET /healthz). */
   checkHealth(): Promise<void>;
   /**
@@ -243,6 +246,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ),
     setupCode,
     reports,
+    storeFailures: new StoreFailureLog(notice),
     async checkHealth() {
       await Promise.all([metadata.ping(), eventStore.ping()]);
       // The store may answer reads while its writes fail (a commit that finds the disk full).

@@ -61,15 +61,29 @@ export class StoreBusyError extends AppError {
   }
 }
 
+/** The two stores: a client is told which one cannot answer, and nothing more. */
+export type StoreName = "event" | "metadata";
+
 /**
- * A store cannot do what was asked for now (its disk is full, or it failed and is being
- * opened again): nothing of the call was stored. Answered as 503; the caller may retry.
+ * A store cannot do what was asked for now (a server that cannot be reached, a full disk, a
+ * store being opened again): nothing of the call was stored. Answered as 503 with the
+ * store's fixed sentence (clientMessage); the message names servers, files and the engine's
+ * own error, so it is for the log and the command line, never for a client.
  */
 export class StoreUnavailableError extends AppError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly store: StoreName,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super("unavailable", message);
     this.name = "StoreUnavailableError";
     if (options?.cause !== undefined) this.cause = options.cause;
+  }
+
+  /** What an HTTP client is told (the README's error table). */
+  get clientMessage(): string {
+    return `The ${this.store} store is unavailable for now; try again later.`;
   }
 }
 

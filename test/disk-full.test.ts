@@ -234,7 +234,10 @@ describe("a full disk", () => {
       });
       assert.deepEqual(
         { status: created.status, body: JSON.parse(created.body) },
-        { status: 503, body: { message: "The metadata store cannot write for now.", status: 503 } },
+        {
+          status: 503,
+          body: { message: "The metadata store is unavailable for now; try again later.", status: 503 },
+        },
       );
       stopped = await server.stop("SIGTERM");
     } finally {

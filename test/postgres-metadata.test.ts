@@ -12,6 +12,7 @@ import { AppError } from "../src/errors.js";
 import { openMetadataStore } from "../src/storage/open-storage.js";
 import type { MetadataStore } from "../src/storage/ports.js";
 import { openPostgresMetadataStore } from "../src/storage/postgres/open-postgres.js";
+import { TcpProxy } from "./support/tcp-proxy.js";
 import { createTestApp, tempDir } from "./support/test-app.js";
 import {
   createTestSchema,
@@ -159,39 +160,4 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** Forwards TCP connections to the database, so a test can cut it off and bring it back. */
-class TcpProxy {
-  private server: net.Server | null = null;
-  private readonly sockets = new Set<net.Socket>();
-
-  constructor(
-    private readonly host: string,
-    private readonly port: number,
-  ) {}
-
-  async listen(port: number): Promise<number> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.port, this.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-    this.server = server;
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-    return (server.address() as net.AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise((resolve) => server.close(resolve));
-  }
 }

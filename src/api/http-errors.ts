@@ -1,9 +1,11 @@
 // The one table from transport-neutral error codes to HTTP, and the handler that turns
 // anything thrown during a request into the contract's error body. Nothing a client sends
-// becomes a 500; a real 500 says only "Server Error" and logs the cause.
+// becomes a 500; a real 500 says only "Server Error" and logs the cause, and a store that
+// cannot answer is a 503 saying which store alone (the cause is logged: store-failure-log.ts).
 
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from "fastify";
-import { AppError, type ErrorCode, ValidationError } from "../errors.js";
+import { AppError, type ErrorCode, StoreUnavailableError, ValidationError } from "../errors.js";
+import type { StoreFailureLog } from "../store-failure-log.js";
 import type { JsonBodyProblem } from "./json-body.js";
 import { fieldErrorsFromAjv } from "./validation-messages.js";
 
@@ -68,12 +70,28 @@ export function sendMethodNotAllowed(reply: FastifyReply, method: string, allowe
   );
 }
 
-export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+/** The error handler of the app, telling `storeFailures` of each store that could not answer. */
+export function errorHandler(storeFailures: StoreFailureLog) {
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
+    handleError(error, request, reply, storeFailures);
+}
+
+function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  storeFailures: StoreFailureLog,
+) {
   if ("validation" in error && Array.isArray(error.validation)) {
     return reply.code(422).send({ message: fieldErrorsFromAjv(error.validation), status: 422 });
   }
   if (error instanceof ValidationError) {
     return reply.code(422).send({ message: error.fields, status: 422 });
+  }
+  // Its message names servers, ports and files: the client gets the store's sentence, the log the rest.
+  if (error instanceof StoreUnavailableError) {
+    storeFailures.refused(error);
+    return sendError(reply, "unavailable", error.clientMessage);
   }
   if (error instanceof AppError) {
     const { retryAfter } = error as { retryAfter?: unknown };

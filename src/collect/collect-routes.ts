@@ -11,8 +11,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import { Type } from "typebox";
-import { handleError, sendMethodNotAllowed } from "../api/http-errors.js";
+import { errorHandler, sendMethodNotAllowed } from "../api/http-errors.js";
 import { COLLECT_DROP_REASONS, type CollectDropReason } from "../ingest/hit.js";
+import type { StoreFailureLog } from "../store-failure-log.js";
 import {
   COLLECT_BODY_LIMIT,
   COLLECT_CORS,
@@ -57,11 +58,14 @@ const EventPayload = Type.Object(
 export interface CollectRoutesOptions {
   endpoint: CollectEndpoint;
   tracker: TrackerAsset;
+  /** Where the app's error handler reports a store that could not answer. */
+  storeFailures: StoreFailureLog;
 }
 
 export async function collectRoutes(scope: FastifyInstance, options: CollectRoutesOptions) {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const { endpoint, tracker } = options;
+  const handleError = errorHandler(options.storeFailures);
 
   // Errors too (a 413, a 405): the framework's answers would otherwise be unreadable to the page.
   app.addHook("onSend", async (_request, reply) => {

@@ -7,10 +7,11 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Clock } from "../clock.js";
-import { AppError } from "../errors.js";
+import { AppError, StoreUnavailableError } from "../errors.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TotalsService } from "../stats/totals.js";
+import type { StoreFailureLog } from "../store-failure-log.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
 import { DashboardQuerySchema, sendDashboard } from "./dashboard-response.js";
@@ -34,6 +35,8 @@ export interface PageRoutesOptions {
   geo: GeoSource;
   /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
   publicUrl: string | null;
+  /** Told of each page refused because a store cannot answer (the page says no more). */
+  storeFailures: StoreFailureLog;
 }
 
 const Day = Type.String({ maxLength: 10 });
@@ -84,8 +87,10 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
     if (!reply.hasHeader("cache-control")) reply.header("cache-control", "private, no-store");
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    // A store that cannot answer for now (the event store being opened again): 503, not 500.
+    // A store that cannot answer for now (the event store being opened again, a ClickHouse
+    // node that does not answer): 503, not 500, and the cause to the log alone.
     if (error instanceof AppError && error.code === "unavailable") {
+      if (error instanceof StoreUnavailableError) options.storeFailures.refused(error);
       return sendHtml(
         reply.header("retry-after", "30"),
         503,

@@ -15,8 +15,8 @@ import type {
 } from "../stats/stats-query.js";
 import { type EventStore, EventStoreFailedError, type ExportOptions, type StoredEvent } from "./ports.js";
 
-/** What callers are told (API clients too: the cause, with the file's path, goes to the log). */
-const UNAVAILABLE = "The event store is unavailable for now; try again later.";
+/** What callers are told (API clients only that the event store is unavailable); the cause is the failure. */
+const UNAVAILABLE = "The event store failed and is being opened again.";
 /** The pause before the first attempt; each failed attempt doubles it, up to MAX_DELAY_MS. */
 const FIRST_DELAY_MS = 250;
 /** The longest pause between attempts: how long the store may stay down once the disk has room again. */
@@ -123,7 +123,7 @@ export class ReopeningEventStore implements EventStore {
   /** The open instance, counted as running a call; throws while there is none. */
   private use(): EventStore {
     const store = this.current;
-    if (!store) throw new StoreUnavailableError(UNAVAILABLE, { cause: this.failure });
+    if (!store) throw new StoreUnavailableError("event", UNAVAILABLE, { cause: this.failure });
     this.running.set(store, (this.running.get(store) ?? 0) + 1);
     return store;
   }
@@ -145,7 +145,7 @@ export class ReopeningEventStore implements EventStore {
       this.failure = error;
       this.reopening = this.reopen(store);
     }
-    return new StoreUnavailableError(UNAVAILABLE, { cause: error });
+    return new StoreUnavailableError("event", UNAVAILABLE, { cause: error });
   }
 
   private async reopen(failed: EventStore): Promise<void> {

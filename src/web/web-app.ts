@@ -9,7 +9,7 @@ import type { ApiKeyService } from "../accounts/api-key-service.js";
 import type { OwnerSessions } from "../accounts/owner-sessions.js";
 import type { UserService } from "../accounts/user-service.js";
 import type { Clock } from "../clock.js";
-import { AppError } from "../errors.js";
+import { AppError, StoreUnavailableError } from "../errors.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { GeoSource } from "../pages/page-layout.js";
 import { SECURITY_HEADERS } from "../pages/security-headers.js";
@@ -17,6 +17,7 @@ import type { DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
 import type { StatsService } from "../stats/stats-service.js";
 import type { TotalsService } from "../stats/totals.js";
+import type { StoreFailureLog } from "../store-failure-log.js";
 import type { PasswordHasher } from "../websites/password-hasher.js";
 import type { WebsiteService } from "../websites/website-service.js";
 import { accountRoutes } from "./account-routes.js";
@@ -50,6 +51,8 @@ export interface WebAppOptions {
   stylesheet: string;
   /** ANALYTICS_PUBLIC_URL: where people reach this server, an origin forms may come from. */
   publicUrl: string | null;
+  /** Told of each page refused because a store cannot answer (the page says no more). */
+  storeFailures: StoreFailureLog;
 }
 
 export async function webApp(scope: FastifyInstance, options: WebAppOptions) {
@@ -62,6 +65,7 @@ export async function webApp(scope: FastifyInstance, options: WebAppOptions) {
   app.addHook("preValidation", firstValues);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError && error.code === "unavailable") {
+      if (error instanceof StoreUnavailableError) options.storeFailures.refused(error);
       return sendHtml(
         reply.header("retry-after", "30"),
         503,

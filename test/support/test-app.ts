@@ -10,6 +10,7 @@ import { buildApp } from "../../src/app.js";
 import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
+import type { Notice } from "../../src/ingest/outage-log.js";
 import type { EventStoreUnderTest } from "./event-stores.js";
 import { freshMetadata, type TestMetadata } from "./test-metadata.js";
 
@@ -50,6 +51,8 @@ export interface TestAppOptions {
   stores?: TestStores;
   /** The event store under test (a fresh one, removed on close); the embedded one by default. */
   store?: EventStoreUnderTest;
+  /** Where the server's background notices go (ContainerOptions.onNotice). */
+  onNotice?: Notice;
 }
 
 /** A test app over fresh stores, or over the stores `options` names. */
@@ -58,7 +61,7 @@ export async function createTestApp(
   clock?: Clock,
   options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const { stores, store } = options;
+  const { stores, store, onNotice } = options;
   const dataDir = stores?.dataDir ?? tempDir();
   const metadata: TestMetadata = stores
     ? { env: stores.metadataEnv, drop: async () => undefined }
@@ -68,7 +71,10 @@ export async function createTestApp(
   try {
     events = store ? await store.provision() : null;
     const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env, ...events?.env, ...env });
-    container = await createContainer(config, clock ? { clock } : {});
+    container = await createContainer(config, {
+      ...(clock ? { clock } : {}),
+      ...(onNotice ? { onNotice } : {}),
+    });
   } catch (error) {
     await events?.dispose();
     await metadata.drop();

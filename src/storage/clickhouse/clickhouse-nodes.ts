@@ -1,7 +1,7 @@
 // The ClickHouse nodes of ANALYTICS_CLICKHOUSE_URL, one HTTP client each: statements that
 // every node must run (DDL, deletes, folds, per-node reads), reads and inserts through one
-// node (in turn), and the translation of driver and server errors into an AppError the
-// edges understand.
+// node (in turn), and the translation of driver and server errors into a
+// StoreUnavailableError the edges understand.
 
 import { Readable } from "node:stream";
 import {
@@ -10,7 +10,7 @@ import {
   type ClickHouseSettings,
   createClient,
 } from "@clickhouse/client";
-import { AppError } from "../../errors.js";
+import { StoreUnavailableError } from "../../errors.js";
 import { type Sql, sqlIdentifier } from "./sql-escape.js";
 
 const DEFAULT_DATABASE = "analytics";
@@ -42,10 +42,10 @@ export class ClickHouseNodes {
         password: decodeURIComponent(url.password),
         // Rebuilds and deletes may run for minutes: progress headers keep the connection busy.
         request_timeout: 600_000,
-        clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
-        // Its own log would print every failure as a dump of the request and a stack before
-        // the caller says it once: every failure reaches the caller as a ClickHouseError.
+        // The client logs every failed request itself, a dozen lines each: its errors reach
+        // the store as ClickHouseError, and the server logs those without flooding.
         log: { level: ClickHouseLogLevel.OFF },
+        clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: "10000" },
       });
       return new NodeRunner(url.origin, client);
     });
@@ -82,7 +82,7 @@ export class ClickHouseNodes {
   }
 }
 
-/** Statements on one node; every failure comes out as an "unavailable" AppError naming the node. */
+/** Statements on one node; every failure comes out as a ClickHouseError naming the node. */
 export class NodeRunner {
   constructor(
     readonly url: string,
@@ -136,13 +136,16 @@ export class NodeRunner {
   }
 }
 
-/** A ClickHouse node refused or failed a statement, or did not answer. */
-export class ClickHouseError extends AppError {
+/**
+ * A ClickHouse node refused or failed a statement, or did not answer. The message names the
+ * node and gives the server's own error, for the log and the command line; API clients are
+ * told only that the event store is unavailable.
+ */
+export class ClickHouseError extends StoreUnavailableError {
   constructor(url: string, cause: unknown) {
     // Trimmed: 18.16 ends its messages with a line break.
-    super("unavailable", `ClickHouse at ${url}: ${((cause as Error)?.message ?? String(cause)).trim()}`);
+    super("event", `ClickHouse at ${url}: ${((cause as Error)?.message ?? String(cause)).trim()}`, { cause });
     this.name = "ClickHouseError";
-    this.cause = cause;
   }
 }
 

@@ -24,10 +24,9 @@ export function translateDuckDbError(error: unknown, file: string): unknown {
       cause: error,
     });
   }
-  // A write the disk had no room for, e.g. a commit's log: rolled back, the store still
-  // usable. The message reaches API clients; the file's path stays in the cause, for the log.
+  // A write the disk had no room for, e.g. a commit's log: rolled back, the store still usable.
   if (NO_SPACE.test(message)) {
-    return new StoreUnavailableError("The event store cannot write for now: its disk is full.", {
+    return new StoreUnavailableError("event", `The event store cannot write for now: ${cause}`, {
       cause: error,
     });
   }
@@ -43,7 +42,7 @@ export function fileFailure(error: unknown, file: string, doing: "opening" | "mi
   const message = error instanceof Error ? error.message : String(error);
   if (!NO_SPACE.test(message) && !FATAL.test(message)) return error;
   const cause = NO_SPACE.test(message) ? "No space left on device" : firstLine(message);
-  return new StoreUnavailableError(`${cause} while ${doing} ${file}`, { cause: error });
+  return new StoreUnavailableError("event", `${cause} while ${doing} ${file}`, { cause: error });
 }
 
 /**

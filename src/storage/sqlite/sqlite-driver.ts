@@ -1,7 +1,6 @@
 // The SQLite driver (node:sqlite's API, from @photostructure/sqlite) in the shape Kysely's
 // SQLite dialect drives, with every statement's file failures (a full disk, an I/O error)
-// turned into StoreUnavailableError, whose message reaches API clients (the file stays in
-// the cause).
+// turned into StoreUnavailableError: a 503 for API clients, the file and cause for the log.
 
 import type { DatabaseSyncInstance } from "@photostructure/sqlite";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
@@ -14,8 +13,9 @@ export function kyselySqliteDatabase(database: DatabaseSyncInstance, file: strin
     try {
       return work();
     } catch (error) {
-      if (!sqliteFileFailure(error, file, "using")) throw error;
-      throw new StoreUnavailableError("The metadata store cannot write for now.", { cause: error });
+      const failure = sqliteFileFailure(error, file, "using");
+      if (!failure) throw error;
+      throw new StoreUnavailableError("metadata", failure, { cause: error });
     }
   };
   return {

@@ -1,0 +1,48 @@
+// Forwards TCP connections to a server (a database, a ClickHouse node), so a test can cut it
+// off and bring it back on the same port: closing the proxy drops every open connection and
+// refuses new ones, as a stopped server does.
+
+import net from "node:net";
+
+export class TcpProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  /** Listens on `port` of 127.0.0.1 (0: any free one); gives the port. */
+  async listen(port: number): Promise<number> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.port, this.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("close", () => this.sockets.delete(socket));
+        socket.on("error", () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** `url` with its host and port replaced by the proxy's on 127.0.0.1. */
+export function viaProxy(url: string, port: number): string {
+  const proxied = new URL(url);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(port);
+  return proxied.toString().replace(/\/$/, "");
+}
