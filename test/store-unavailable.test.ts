@@ -8,15 +8,20 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify from "fastify";
+import { sql } from "kysely";
+import pg from "pg";
 import { errorHandler } from "../src/api/http-errors.js";
 import { StoreUnavailableError } from "../src/errors.js";
 import type { NoticeLevel } from "../src/ingest/outage-log.js";
 import { ClickHouseError } from "../src/storage/clickhouse/clickhouse-nodes.js";
+import { openPostgresMetadataStore } from "../src/storage/postgres/open-postgres.js";
+import { postgresUnavailable } from "../src/storage/postgres/postgres-failures.js";
 import { StoreFailureLog } from "../src/store-failure-log.js";
 import { PasswordsBusyError } from "../src/websites/password-hasher.js";
 import { CLICKHOUSE_ENGINES, provisionClickHouse } from "./support/event-stores.js";
 import { TcpProxy, viaProxy } from "./support/tcp-proxy.js";
 import { createTestApp } from "./support/test-app.js";
+import { createTestSchema, skipWithoutPostgres, TEST_DATABASE_URL } from "./support/test-metadata.js";
 
 const METADATA_STORE_UNAVAILABLE = {
   message: "The metadata store is unavailable for now; try again later.",
@@ -185,3 +190,150 @@ for (const engine of CLICKHOUSE_ENGINES) {
     });
   });
 }
+
+describe("the metadata store unreachable (PostgreSQL)", () => {
+  it("answers 503 with the fixed sentence on the API and the pages, and logs the cause once", async (t) => {
+    if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
+    const target = new URL(TEST_DATABASE_URL);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    const port = await proxy.listen(0);
+    const schema = await createTestSchema(TEST_DATABASE_URL);
+    const logged: Logged[] = [];
+    const app = await createTestApp({ ANALYTICS_DATABASE_URL: viaProxy(schema.url, port) }, undefined, {
+      onNotice: (level, details, message) => logged.push({ level, details, message }),
+    });
+    try {
+      const key = await app.createUser();
+      const created = await app.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "example.com", privacy: "0" },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().data.id as number;
+      assert.equal((await app.app.inject({ url: "/example.com" })).statusCode, 200);
+
+      await proxy.close(); // PostgreSQL goes away: open connections drop, new ones are refused
+      const calls = [
+        { url: "/api/v1/websites" },
+        { url: `/api/v1/stats/${id}/realtime` },
+        {
+          method: "POST" as const,
+          url: "/api/v1/events",
+          json: { events: [{ website_id: id, ts: "2026-05-09T12:00:00Z", page: "https://example.com/" }] },
+        },
+      ];
+      for (const call of calls) {
+        const response = await app.call(key, call);
+        assert.equal(response.statusCode, 503, `${call.url}: ${response.body}`);
+        assert.deepEqual(response.json(), METADATA_STORE_UNAVAILABLE, call.url);
+      }
+      for (const url of ["/example.com", "/"]) {
+        const page = await app.app.inject({ url });
+        assert.equal(page.statusCode, 503, `${url}: ${page.body}`);
+        assert.match(page.body, /[Uu]navailable for a moment/, url);
+        assert.doesNotMatch(page.body, /PostgreSQL|ECONNREFUSED|127\.0\.0\.1/, url);
+      }
+      assert.equal((await app.app.inject({ url: "/healthz" })).statusCode, 503);
+
+      const told = logged.filter(({ message }) => /metadata store/.test(message));
+      assert.equal(
+        told.length,
+        1,
+        `one line for the outage: ${JSON.stringify(logged.map((l) => l.message))}`,
+      );
+      assert.match(
+        String(((told[0] as Logged).details.err as Error).message),
+        new RegExp(`^Cannot use the PostgreSQL metadata store at 127\\.0\\.0\\.1:${port}/`),
+      );
+
+      await proxy.listen(port);
+      const back = await app.call(key, { url: "/api/v1/websites" });
+      assert.equal(back.statusCode, 200, `recovers without a restart: ${back.body}`);
+    } finally {
+      await app.close();
+      await proxy.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("PostgreSQL errors", () => {
+  const url = "postgres://analytics:s3cret@db.internal:5433/analytics";
+  const errorWith = (code: string | undefined, message = "failed") =>
+    Object.assign(new Error(message), { code });
+
+  it("tell a server that cannot be used for now from other errors", () => {
+    const unavailable: [Error, string][] = [
+      [errorWith("ECONNREFUSED", "connect ECONNREFUSED 10.0.0.5:5433"), "connection refused"],
+      [errorWith("ECONNRESET", "read ECONNRESET"), "connection reset"],
+      [
+        errorWith("57P01", "terminating connection due to administrator command"),
+        "the server is shutting down",
+      ],
+      [errorWith("57P03", "the database system is starting up"), "the server cannot accept connections now"],
+      [errorWith("08006", "connection failure"), "connection failure"],
+      [errorWith("08001"), "connection failure"],
+      [errorWith("53300", "sorry, too many clients already"), "insufficient resources"],
+      [errorWith("53100", "could not extend file: No space left on device"), "insufficient resources"],
+      [errorWith(undefined, "Connection terminated unexpectedly"), "connection lost"],
+      [
+        errorWith(undefined, "Client has encountered a connection error and is not queryable"),
+        "connection lost",
+      ],
+      [errorWith(undefined, "timeout exceeded when trying to connect"), "connection timed out"],
+    ];
+    for (const [error, why] of unavailable) {
+      assert.equal(
+        postgresUnavailable(error, url),
+        `Cannot use the PostgreSQL metadata store at db.internal:5433/analytics: ${why}.`,
+        error.message,
+      );
+    }
+    for (const error of [
+      errorWith("23505", "duplicate key value violates unique constraint"),
+      errorWith("42P01", 'relation "websites" does not exist'),
+      errorWith("22P02", "invalid input syntax for type integer"),
+      errorWith("40001", "could not serialize access"),
+      errorWith(undefined, "Cannot read properties of undefined"),
+    ]) {
+      assert.equal(postgresUnavailable(error, url), null, error.message);
+    }
+  });
+
+  it("of a real server: a statement whose connection the server ends is unavailable, and the next one reconnects", async (t) => {
+    if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
+    const schema = await createTestSchema(TEST_DATABASE_URL);
+    const store = openPostgresMetadataStore(schema.url);
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      await store.migrate();
+      const marker = schema.url.match(/search_path%3D(t_[0-9a-f]+)/)?.[1] ?? "marker";
+      const sleeping = sql`SELECT pg_sleep(30) AS ${sql.ref(marker)}`.execute(store.db).then(
+        () => assert.fail("the statement was not ended"),
+        (error: unknown) => error,
+      );
+      // What a fast shutdown does to every connection: 57P01, "terminating connection due to
+      // administrator command".
+      for (let ended = 0; ended === 0; ) {
+        await sleep(50);
+        const { rowCount } = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE $1 AND pid <> pg_backend_pid()",
+          [`%pg_sleep(30) AS "${marker}"%`],
+        );
+        ended = rowCount ?? 0;
+      }
+      const error = await sleeping;
+      assert.ok(error instanceof StoreUnavailableError, String(error));
+      assert.equal(error.store, "metadata");
+      assert.match(error.message, /: the server is shutting down\.$/);
+      assert.doesNotMatch(error.message, /analytics:analytics@/);
+      assert.equal(await store.websites.findByDomain("example.com"), null, "a new connection answers");
+    } finally {
+      await admin.end();
+      await store.close();
+      await schema.drop();
+    }
+  });
+});

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type Config, ConfigError } from "../config.js";
-import { describePostgresServer } from "./postgres/open-postgres.js";
+import { describePostgresServer } from "./postgres/postgres-failures.js";
 import { SQLITE_METADATA_FILE } from "./sqlite/open-sqlite.js";
 
 export type MetadataLocation = { engine: "postgres"; url: string } | { engine: "sqlite"; file: string };

@@ -15,7 +15,8 @@ import { duckDbEngine } from "./duckdb/duckdb-engine.js";
 import type { Closable, EngineOptions, EventEngine } from "./event-engine.js";
 import { configuredMetadataLocation, type MetadataLocation } from "./metadata-location.js";
 import type { EventStore, MetadataStore } from "./ports.js";
-import { describePostgresServer, openPostgresMetadataStore } from "./postgres/open-postgres.js";
+import { openPostgresMetadataStore } from "./postgres/open-postgres.js";
+import { describePostgresServer } from "./postgres/postgres-failures.js";
 import { ReopeningEventStore, type ReopeningHooks } from "./reopening-event-store.js";
 import { openSqliteMetadataFile } from "./sqlite/open-sqlite.js";
 

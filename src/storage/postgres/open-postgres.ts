@@ -1,15 +1,19 @@
 // Opens the PostgreSQL metadata store: a node-postgres pool behind Kysely's PostgresDialect,
 // serving the same repositories as SQLite. Any number of server processes can share it.
 // node-postgres is loaded when a store is opened, not with this module: every command
-// imports it, and most never use PostgreSQL (see open-storage.ts).
+// imports it, and most never use PostgreSQL (see open-storage.ts). A server that cannot be
+// used (stopped, restarting, unreachable) fails each statement with StoreUnavailableError
+// (postgres-failures.ts), answered 503.
 
 import { createRequire } from "node:module";
 import { type DatabaseIntrospector, Kysely, PostgresDialect, sql } from "kysely";
 import type pgModule from "pg";
+import { StoreUnavailableError } from "../../errors.js";
 import { RelationalMetadataStore } from "../relational/metadata-store.js";
 import { postgresMigrations } from "../relational/migrations/metadata-migrations.js";
 import type { Database } from "../relational/schema.js";
 import { CurrentSchemaIntrospector } from "./current-schema-introspector.js";
+import { postgresUnavailable, translatedPool } from "./postgres-failures.js";
 
 /** Connections one process keeps at most; requests beyond it wait for a free one. */
 const POOL_SIZE = 10;
@@ -34,11 +38,16 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
   // flight fails on its own, the next opens a new connection, and /healthz tells meanwhile.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
-  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+  // Kysely gets the pool through translatedPool: a server that cannot be used answers 503.
+  const db = new Kysely<Database>({
+    dialect: new CurrentSchemaPostgresDialect({ pool: translatedPool(pool, url) }),
+  });
   return new RelationalMetadataStore(db, {
     migrations: postgresMigrations,
     uniqueViolation: postgresUniqueColumn,
-    unreachable: (error) => postgresUnreachable(error, url),
+    // A statement's failure comes translated (translatedPool): its message says it.
+    unreachable: (error) =>
+      error instanceof StoreUnavailableError ? error.message : postgresUnavailable(error, url),
     currentSchema: async (database) => {
       const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(
         database,
@@ -70,33 +79,4 @@ function postgresUniqueColumn(error: unknown): string | null {
   const { code, detail } = error as { code?: unknown; detail?: unknown };
   if (code !== "23505" || typeof detail !== "string") return null;
   return /^Key \((\w+)\)=/.exec(detail)?.[1] ?? null;
-}
-
-const UNREACHABLE_CODES: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "unknown host",
-  EAI_AGAIN: "unknown host",
-  ETIMEDOUT: "timed out",
-  "28P01": "password authentication failed",
-  "28000": "access refused",
-  "3D000": "no such database",
-};
-
-/** Says why the server could not be used, naming it without its password; null for other errors. */
-function postgresUnreachable(error: unknown, url: string): string | null {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  const known = typeof code === "string" ? UNREACHABLE_CODES[code] : undefined;
-  const timedOut = typeof message === "string" && /timeout/i.test(message) && /connect/i.test(message);
-  if (known === undefined && !timedOut) return null;
-  return `Cannot use the PostgreSQL metadata store at ${describePostgresServer(url)}: ${known ?? "connection timed out"}.`;
-}
-
-/** `host:port/database` of a connection URL, without user or password. */
-export function describePostgresServer(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
-  } catch {
-    return "ANALYTICS_DATABASE_URL";
-  }
 }
