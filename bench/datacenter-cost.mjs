@@ -78,7 +78,7 @@ function screening() {
     timezone: "UTC",
   });
   const parts = {
-    directory: { cached: () => website, byHost: async () => website },
+    directory: { cached: () => website, byHost: async () => website, lastKnown: () => website },
     userAgents: new UserAgentClassifier(),
     geo: null, // screening reads neither
     visitors: null,

@@ -18,6 +18,7 @@ import {
 } from "./enrich/geo.js";
 import { ReferrerSpamList } from "./enrich/referrer-spam.js";
 import { UserAgentClassifier } from "./enrich/user-agent.js";
+import { StoreUnavailableError } from "./errors.js";
 import { CollectRateLimiter } from "./ingest/collect-rate-limiter.js";
 import { DropCounter } from "./ingest/drop-counter.js";
 import { EventImporter } from "./ingest/event-importer.js";
@@ -173,9 +174,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
   outages = new OutageLog(notice, buffer.maxBacklog);
+  const storeFailures = new StoreFailureLog(notice);
   const drops = new DropCounter(metadata.drops, {
+    // The metadata store's outage is told once (storeFailures), not every 5 seconds.
     onError: (error) =>
-      notice("warn", { err: error }, `dropped hits could not be counted yet; retried (${String(error)})`),
+      error instanceof StoreUnavailableError
+        ? storeFailures.refused(error)
+        : notice("warn", { err: error }, `dropped hits could not be counted yet; retried (${String(error)})`),
   });
   const passwords = new PasswordHasher();
   const users = new UserService(metadata.users, clock);
@@ -219,6 +224,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       new CollectRateLimiter(config.collectRateLimit, clock),
       clock,
       drops,
+      storeFailures,
     ),
     drops,
     geo,
@@ -246,7 +252,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ),
     setupCode,
     reports,
-    storeFailures: new StoreFailureLog(notice),
+    storeFailures,
     async checkHealth() {
       await Promise.all([metadata.ping(), eventStore.ping()]);
       // The store may answer reads while its writes fail (a commit that finds the disk full).

@@ -11,6 +11,7 @@ import Fastify from "fastify";
 import { sql } from "kysely";
 import pg from "pg";
 import { errorHandler } from "../src/api/http-errors.js";
+import { ManualClock } from "../src/clock.js";
 import { StoreUnavailableError } from "../src/errors.js";
 import type { NoticeLevel } from "../src/ingest/outage-log.js";
 import { ClickHouseError } from "../src/storage/clickhouse/clickhouse-nodes.js";
@@ -23,6 +24,8 @@ import { TcpProxy, viaProxy } from "./support/tcp-proxy.js";
 import { createTestApp } from "./support/test-app.js";
 import { createTestSchema, skipWithoutPostgres, TEST_DATABASE_URL } from "./support/test-metadata.js";
 
+const CHROME =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const METADATA_STORE_UNAVAILABLE = {
   message: "The metadata store is unavailable for now; try again later.",
   status: 503,
@@ -250,6 +253,90 @@ describe("the metadata store unreachable (PostgreSQL)", () => {
       await proxy.listen(port);
       const back = await app.call(key, { url: "/api/v1/websites" });
       assert.equal(back.statusCode, 200, `recovers without a restart: ${back.body}`);
+    } finally {
+      await app.close();
+      await proxy.close();
+      await schema.drop();
+    }
+  });
+});
+
+describe("hits while the metadata store is unreachable (PostgreSQL)", () => {
+  it("are answered 202, dropped as unavailable once their website cannot be looked up, and counted for a known one", async (t) => {
+    if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
+    const target = new URL(TEST_DATABASE_URL);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    const port = await proxy.listen(0);
+    const schema = await createTestSchema(TEST_DATABASE_URL);
+    const clock = new ManualClock("2026-03-02T12:00:00Z");
+    const logged: Logged[] = [];
+    const app = await createTestApp({ ANALYTICS_DATABASE_URL: viaProxy(schema.url, port) }, clock, {
+      onNotice: (level, details, message) => logged.push({ level, details, message }),
+    });
+    try {
+      const key = await app.createUser();
+      const created = await app.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "example.com" },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().data.id as number;
+      const base = await app.app.listen({ host: "127.0.0.1", port: 0 });
+      // As the tracker sends them, so they take the fast path.
+      const hit = async (page: string) => {
+        const response = await fetch(`${base}/api/event`, {
+          method: "POST",
+          headers: { "content-type": "text/plain", "user-agent": CHROME },
+          body: JSON.stringify({ page }),
+        });
+        assert.equal(response.status, 202, page);
+        assert.equal(await response.text(), "", "an empty body, whatever happened to the hit");
+        return response.headers.get("x-analytics-dropped");
+      };
+      assert.equal(await hit("https://example.com/"), null);
+      assert.equal(await hit("https://unknown.example/"), "unknown_website");
+      await app.container.buffer.flush(); // today's salt is loaded
+
+      await proxy.close(); // PostgreSQL goes away
+      assert.equal(await hit("https://example.com/cached"), null, "its website still cached: kept");
+      clock.advance(11_000); // past the cache's 10 seconds: the website must be looked up again
+      assert.equal(await hit("https://example.com/looked-up"), "unavailable");
+      assert.equal(await hit("https://unknown.example/"), "unavailable");
+      assert.equal(await hit("https://never-seen.example/"), "unavailable");
+      const injected = await app.app.inject({
+        method: "POST",
+        url: "/api/event",
+        headers: { "content-type": "text/plain", "user-agent": CHROME },
+        payload: JSON.stringify({ page: "https://example.com/injected" }),
+      });
+      assert.equal(injected.statusCode, 202);
+      assert.equal(injected.headers["x-analytics-dropped"], "unavailable");
+      await assert.rejects(
+        app.container.drops.flush(),
+        StoreUnavailableError,
+        "the counts wait for the store",
+      );
+      await app.container.buffer.flush(); // the hits kept meanwhile are written (the salt is in memory)
+      const told = logged.filter(({ message }) => /metadata store/.test(message));
+      assert.equal(
+        told.length,
+        1,
+        `one line for the outage: ${JSON.stringify(logged.map((l) => l.message))}`,
+      );
+
+      await proxy.listen(port);
+      assert.equal(await hit("https://example.com/back"), null, "taken again once the store answers");
+      await app.container.drops.flush();
+      const dropped = await app.call(key, {
+        url: `/api/v1/stats/${id}/dropped?from=2026-03-02&to=2026-03-02`,
+      });
+      assert.equal(dropped.statusCode, 200, dropped.body);
+      const { totals } = dropped.json().data;
+      assert.equal(totals.unavailable, 2, "the hits for the website it knew, counted once the store answers");
+      assert.equal(totals.total, 2);
+      await app.container.buffer.flush();
+      assert.equal(await app.container.events.countEvents(id), 3, "every hit acknowledged is stored");
     } finally {
       await app.close();
       await proxy.close();

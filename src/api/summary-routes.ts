@@ -133,7 +133,8 @@ const DROP_MEANINGS: Record<(typeof COUNTED_DROP_REASONS)[number], string> = {
   invalid: "a custom event whose name, value or unit could not be stored",
   rate_limited:
     "from an address over the per-address allowance (counted when the website was known without a lookup: while the site took another hit in the last 10 seconds)",
-  unavailable: "refused while the event store could not take writes and the write buffer was full",
+  unavailable:
+    "refused while the event store could not take writes and the write buffer was full, or while the metadata store could not look the website up again (counted when this server had looked it up before)",
 };
 
 const DropNumbers = Type.Object({

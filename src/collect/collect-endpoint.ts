@@ -6,15 +6,18 @@
 // cached, which is every hit but the first of a site every few seconds, unless the write
 // buffer is backed up (it then answers when a write ends: back-pressure). While the event
 // store cannot take writes, a hit the full buffer refuses is dropped as `unavailable`: it
-// is never acknowledged as recorded. A dropped hit whose website is known is counted for it
+// is never acknowledged as recorded; so is one whose website cannot be looked up while the
+// metadata store cannot answer. A dropped hit whose website is known is counted for it
 // (drop-counter.ts), so its owner can see afterwards what was kept out and why.
 
 import type { Clock } from "../clock.js";
+import { StoreUnavailableError } from "../errors.js";
 import type { CollectRateLimiter } from "../ingest/collect-rate-limiter.js";
 import type { DropCounter } from "../ingest/drop-counter.js";
 import type { CollectDropReason, HitEvent } from "../ingest/hit.js";
 import type { IngestPipeline, ScreenedHit, Screening } from "../ingest/pipeline.js";
 import type { WriteBuffer } from "../ingest/write-buffer.js";
+import type { StoreFailureLog } from "../store-failure-log.js";
 
 export const COLLECT_BODY_LIMIT = 16 * 1024;
 
@@ -52,6 +55,7 @@ export class CollectEndpoint {
     private readonly limiter: CollectRateLimiter,
     private readonly clock: Clock,
     private readonly drops: DropCounter | null = null,
+    private readonly storeFailures: StoreFailureLog | null = null,
   ) {}
 
   /** Records the hit; gives why it was dropped, or null when it was kept (a promise only when it must wait). */
@@ -76,7 +80,24 @@ export class CollectEndpoint {
       acceptLanguage: context.acceptLanguage,
       ts: now,
     });
-    return screening instanceof Promise ? screening.then((s) => this.keep(s)) : this.keep(screening);
+    if (!(screening instanceof Promise)) return this.keep(screening);
+    return screening.then(
+      (s) => this.keep(s),
+      (error: unknown) => this.notLookedUp(error, payload.page, now.getTime()),
+    );
+  }
+
+  /**
+   * The hit's website could not be looked up: while the metadata store cannot answer, the
+   * hit is dropped as `unavailable` (a tracker does not retry, so a 500 would say nothing
+   * more), and counted if its website was looked up before. Any other error goes on.
+   */
+  private notLookedUp(error: unknown, page: string, at: number): "unavailable" {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    this.storeFailures?.refused(error);
+    const website = this.drops && this.pipeline.lastKnownWebsite(page);
+    if (website) this.drops?.count(website, "unavailable", at);
+    return "unavailable";
   }
 
   /** Null once buffered; a promise when the buffer asks for a pause (back-pressure). */

@@ -131,7 +131,7 @@ export async function collectRoutes(scope: FastifyInstance, options: CollectRout
       schema: {
         tags: ["Collection"],
         summary: "Record a pageview or custom event (public, used by the tracker)",
-        description: `Answers 202 with an empty body (413 to a body over 16 KB), and \`Access-Control-Allow-Origin: *\` on every answer. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`invalid\`: a body that is no hit, or not sent as application/json or text/plain; \`unavailable\`: the event store cannot take writes for now).`,
+        description: `Answers 202 with an empty body (413 to a body over 16 KB), and \`Access-Control-Allow-Origin: *\` on every answer. A dropped hit carries \`X-Analytics-Dropped\`: one of ${COLLECT_DROP_REASONS.join(", ")} (\`invalid\`: a body that is no hit, or not sent as application/json or text/plain; \`unavailable\`: the event store cannot take writes for now, or the metadata store cannot look the website up).`,
         consumes: ["application/json", "text/plain"],
         body: EventPayload,
         response: { 202: Type.Null({ description: "Accepted (or dropped, see X-Analytics-Dropped)." }) },

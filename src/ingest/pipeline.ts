@@ -30,7 +30,7 @@ const STEP_HITS = 256;
 
 export interface PipelineParts {
   /** Page hosts to websites (only public hits are resolved by host). */
-  directory: Pick<WebsiteDirectory, "cached" | "byHost">;
+  directory: Pick<WebsiteDirectory, "cached" | "byHost" | "lastKnown">;
   userAgents: UserAgentClassifier;
   geo: GeoLookup;
   visitors: VisitorIds;
@@ -98,6 +98,15 @@ export class IngestPipeline {
   cachedWebsite(page: string): TrackedWebsite | null {
     const url = parsePageUrl(page);
     return url ? (this.parts.directory.cached(websiteHost(url)) ?? null) : null;
+  }
+
+  /**
+   * The website of a page URL as last looked up, however long ago (null when unknown or
+   * never looked up): what a hit is counted for when its website cannot be looked up again.
+   */
+  lastKnownWebsite(page: string): TrackedWebsite | null {
+    const url = parsePageUrl(page);
+    return url ? this.parts.directory.lastKnown(websiteHost(url)) : null;
   }
 
   /** A hit whose website is known (the authenticated events API), or null for none. */

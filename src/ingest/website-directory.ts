@@ -49,6 +49,14 @@ export class WebsiteDirectory {
     return cached && cached.expires > this.clock.now().getTime() ? cached.website : undefined;
   }
 
+  /**
+   * The website as last looked up, even past its few seconds (null when unknown or never
+   * looked up): a failed lookup leaves the entry as it was.
+   */
+  lastKnown(host: string): TrackedWebsite | null {
+    return this.cache.get(host)?.website ?? null;
+  }
+
   /** Forget a domain after its website was created, changed or deleted here. */
   invalidate(domain: string): void {
     this.cache.delete(domain);
