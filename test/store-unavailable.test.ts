@@ -41,6 +41,44 @@ interface Logged {
   message: string;
 }
 
+/**
+ * A server whose metadata store is the test PostgreSQL behind a proxy the test closes (the
+ * outage) and opens again, with a user and their website example.com; `logged` holds its
+ * log lines. `close` ends the server, the proxy and the schema.
+ */
+async function behindClosableProxy(
+  databaseUrl: string,
+  website: Record<string, string>,
+  clock?: ManualClock,
+) {
+  const target = new URL(databaseUrl);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  const port = await proxy.listen(0);
+  const schema = await createTestSchema(databaseUrl);
+  const logged: Logged[] = [];
+  const app = await createTestApp({ ANALYTICS_DATABASE_URL: viaProxy(schema.url, port) }, clock, {
+    onNotice: (level, details, message) => logged.push({ level, details, message }),
+  });
+  const close = async () => {
+    await app.close();
+    await proxy.close();
+    await schema.drop();
+  };
+  try {
+    const key = await app.createUser();
+    const created = await app.call(key, {
+      method: "POST",
+      url: "/api/v1/websites",
+      form: { domain: "example.com", ...website },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    return { proxy, port, app, logged, key, id: created.json().data.id as number, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 describe("a 503 of a store that cannot answer", () => {
   it("tells the client which store alone, and logs the cause once, then at most once a minute", async () => {
     const logged: Logged[] = [];
@@ -197,23 +235,10 @@ for (const engine of CLICKHOUSE_ENGINES) {
 describe("the metadata store unreachable (PostgreSQL)", () => {
   it("answers 503 with the fixed sentence on the API and the pages, and logs the cause once", async (t) => {
     if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
-    const target = new URL(TEST_DATABASE_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.listen(0);
-    const schema = await createTestSchema(TEST_DATABASE_URL);
-    const logged: Logged[] = [];
-    const app = await createTestApp({ ANALYTICS_DATABASE_URL: viaProxy(schema.url, port) }, undefined, {
-      onNotice: (level, details, message) => logged.push({ level, details, message }),
+    const { proxy, port, app, logged, key, id, close } = await behindClosableProxy(TEST_DATABASE_URL, {
+      privacy: "0",
     });
     try {
-      const key = await app.createUser();
-      const created = await app.call(key, {
-        method: "POST",
-        url: "/api/v1/websites",
-        form: { domain: "example.com", privacy: "0" },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const id = created.json().data.id as number;
       assert.equal((await app.app.inject({ url: "/example.com" })).statusCode, 200);
 
       await proxy.close(); // PostgreSQL goes away: open connections drop, new ones are refused
@@ -254,9 +279,7 @@ describe("the metadata store unreachable (PostgreSQL)", () => {
       const back = await app.call(key, { url: "/api/v1/websites" });
       assert.equal(back.statusCode, 200, `recovers without a restart: ${back.body}`);
     } finally {
-      await app.close();
-      await proxy.close();
-      await schema.drop();
+      await close();
     }
   });
 });
@@ -264,24 +287,13 @@ describe("the metadata store unreachable (PostgreSQL)", () => {
 describe("hits while the metadata store is unreachable (PostgreSQL)", () => {
   it("are answered 202, dropped as unavailable once their website cannot be looked up, and counted for a known one", async (t) => {
     if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
-    const target = new URL(TEST_DATABASE_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.listen(0);
-    const schema = await createTestSchema(TEST_DATABASE_URL);
     const clock = new ManualClock("2026-03-02T12:00:00Z");
-    const logged: Logged[] = [];
-    const app = await createTestApp({ ANALYTICS_DATABASE_URL: viaProxy(schema.url, port) }, clock, {
-      onNotice: (level, details, message) => logged.push({ level, details, message }),
-    });
+    const { proxy, port, app, logged, key, id, close } = await behindClosableProxy(
+      TEST_DATABASE_URL,
+      {},
+      clock,
+    );
     try {
-      const key = await app.createUser();
-      const created = await app.call(key, {
-        method: "POST",
-        url: "/api/v1/websites",
-        form: { domain: "example.com" },
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const id = created.json().data.id as number;
       const base = await app.app.listen({ host: "127.0.0.1", port: 0 });
       // As the tracker sends them, so they take the fast path.
       const hit = async (page: string) => {
@@ -338,9 +350,7 @@ describe("hits while the metadata store is unreachable (PostgreSQL)", () => {
       await app.container.buffer.flush();
       assert.equal(await app.container.events.countEvents(id), 3, "every hit acknowledged is stored");
     } finally {
-      await app.close();
-      await proxy.close();
-      await schema.drop();
+      await close();
     }
   });
 });
