@@ -14,7 +14,7 @@ import { formatFilters, parseFilters } from "../src/stats/stats-filter.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { decodeEntities as decode, type Rows, rowsOf, card as section } from "./support/page-reading.js";
 import { asImport, FIXTURE_DOMAIN, FIXTURE_RANGE, FIXTURE_SETTINGS } from "./support/stats-fixture.js";
-import { createTestApp, type TestApp } from "./support/test-app.js";
+import { createTestApp, TEST_PASSWORD_COST, type TestApp } from "./support/test-app.js";
 import { signedIn } from "./support/web-client.js";
 
 /** Each row's value and the link it carries (null where the list filters nothing). */
@@ -42,7 +42,7 @@ describe("dashboard", () => {
     t = await createTestApp({}, new ManualClock("2026-04-10T12:00:00Z"));
     const created = await t.container.users.create({
       email: "owner@dash.example",
-      passwordHash: await hashPassword("dashboard passphrase"),
+      passwordHash: await hashPassword("dashboard passphrase", TEST_PASSWORD_COST),
     });
     key = created.apiKey;
     const website = await t.call(key, {
@@ -460,7 +460,7 @@ describe("dashboard", () => {
 
     await t.container.users.create({
       email: "else@dash.example",
-      passwordHash: await hashPassword("another passphrase"),
+      passwordHash: await hashPassword("another passphrase", TEST_PASSWORD_COST),
     });
     const other = await signedIn(t, "else@dash.example", "another passphrase");
     assert.equal((await other.get(url)).statusCode, 404);

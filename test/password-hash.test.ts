@@ -5,7 +5,12 @@
 import assert from "node:assert/strict";
 import { randomBytes, scryptSync } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { hashPassword, verifyPassword } from "../src/websites/password-hash.js";
+import {
+  hashPassword,
+  PASSWORD_HASH_PARAMS,
+  unmatchableHash,
+  verifyPassword,
+} from "../src/websites/password-hash.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 const NEW_FORMAT = /^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/;
@@ -44,12 +49,23 @@ describe("website password hashes", () => {
       assert.equal(await verifyPassword("x", stored), false, stored);
     }
   });
+
+  it("hashes at another cost when told, and has a hash of each cost that no password opens", async () => {
+    const cheap = { N: 1024, r: 8, p: 2 };
+    const stored = await hashPassword("correct horse", cheap);
+    assert.match(stored, /^scrypt\$1024\$8\$2\$/);
+    assert.equal(await verifyPassword("correct horse", stored), true);
+    assert.match(unmatchableHash(), NEW_FORMAT, "checked at the servers' own cost by default");
+    assert.match(unmatchableHash(cheap), /^scrypt\$1024\$8\$2\$A{22}\$A{43}$/);
+    for (const password of ["", "correct horse", "\0"])
+      assert.equal(await verifyPassword(password, unmatchableHash(cheap)), false, password);
+  });
 });
 
 describe("a stats page's password, hashed at either cost", () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({}, undefined, { passwordCost: PASSWORD_HASH_PARAMS }); // the servers' own
   });
   after(() => t.close());
 

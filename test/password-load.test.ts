@@ -7,6 +7,7 @@ import crypto from "node:crypto";
 import { syncBuiltinESMExports } from "node:module";
 import { after, before, describe, it } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
+import { PASSWORD_HASH_PARAMS } from "../src/websites/password-hash.js";
 import { HASH_CONCURRENCY, MAX_WAITING_HASHES } from "../src/websites/password-hasher.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
@@ -50,7 +51,8 @@ describe("password checks under a flood of guesses", () => {
   let websiteId: number;
 
   before(async () => {
-    t = await createTestApp();
+    // At the servers' own cost: the flood is of real hashes.
+    t = await createTestApp({}, undefined, { passwordCost: PASSWORD_HASH_PARAMS });
     key = await t.createUser();
     const created = await t.call(key, {
       method: "POST",

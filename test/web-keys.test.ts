@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
-import { createTestApp, type TestApp } from "./support/test-app.js";
+import { createTestApp, TEST_PASSWORD_COST, type TestApp } from "./support/test-app.js";
 import { type FormFields, signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "keys passphrase";
@@ -36,7 +36,7 @@ describe("web app API keys", () => {
     primary = (
       await t.container.users.create({
         email: "keys@owner.example",
-        passwordHash: await hashPassword(PASSWORD),
+        passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),
       })
     ).apiKey;
     client = await signedIn(t, "keys@owner.example", PASSWORD);

@@ -9,7 +9,7 @@ import { ManualClock } from "../src/clock.js";
 import { MAX_WRONG_ATTEMPTS } from "../src/sign-in/attempt-limiter.js";
 import { SESSION_COOKIE } from "../src/web/web-request.js";
 import { hashPassword } from "../src/websites/password-hash.js";
-import { createTestApp, type TestApp } from "./support/test-app.js";
+import { createTestApp, TEST_PASSWORD_COST, type TestApp } from "./support/test-app.js";
 import { asClient, type FormFields, postSignIn, signedIn, type WebClient } from "./support/web-client.js";
 
 const ADMIN = "admin@users.example";
@@ -43,7 +43,7 @@ describe("web app users", () => {
     const created = await t.container.users.create({
       email: ADMIN,
       admin: true,
-      passwordHash: await hashPassword(PASSWORD),
+      passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),
     });
     adminId = created.user.id;
     adminKey = created.apiKey;
@@ -60,7 +60,7 @@ describe("web app users", () => {
     assert.equal(stranger.headers.location, "/sign-in");
     await t.container.users.create({
       email: "plain@users.example",
-      passwordHash: await hashPassword(PASSWORD),
+      passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),
     });
     const plain = await cookieOf("plain@users.example", PASSWORD);
     const refused = await get("/users", plain);
@@ -105,7 +105,7 @@ describe("web app users", () => {
   it("answers each change with a redirect to the list, which says what was done", async () => {
     const { user } = await t.container.users.create({
       email: "reloaded@users.example",
-      passwordHash: await hashPassword("reloaded passphrase"),
+      passwordHash: await hashPassword("reloaded passphrase", TEST_PASSWORD_COST),
     });
     const changes: [string, Record<string, string>, string][] = [
       ["disable", {}, "User disabled: their keys and sign-ins no longer work."],
@@ -253,7 +253,7 @@ describe("web app users", () => {
   it("says what is wrong with a password being set beside its field, in that user's form alone", async () => {
     const { user } = await t.container.users.create({
       email: "beside@users.example",
-      passwordHash: await hashPassword("beside passphrase"),
+      passwordHash: await hashPassword("beside passphrase", TEST_PASSWORD_COST),
     });
     /** The set-password form of user `id` on a page. */
     const formOf = (body: string, id: number) =>
@@ -338,7 +338,7 @@ describe("web app users", () => {
 
     const { user } = await t.container.users.create({
       email: "twice-password@users.example",
-      passwordHash: await hashPassword("twice passphrase"),
+      passwordHash: await hashPassword("twice passphrase", TEST_PASSWORD_COST),
     });
     const password = await post(`/users/${user.id}/password`, [
       ["csrf", token],
@@ -369,7 +369,7 @@ describe("web app users", () => {
   it("disables a user (keys, sign-ins and reports stop, websites stay) and enables them again", async () => {
     const { user, apiKey } = await t.container.users.create({
       email: "doomed@users.example",
-      passwordHash: await hashPassword("doomed passphrase"),
+      passwordHash: await hashPassword("doomed passphrase", TEST_PASSWORD_COST),
     });
     const website = await t.call(apiKey, {
       method: "POST",
@@ -424,7 +424,7 @@ describe("web app users", () => {
   it("sets a user's password, ending their sign-ins; never disables oneself", async () => {
     const { user } = await t.container.users.create({
       email: "forgetful@users.example",
-      passwordHash: await hashPassword("forgotten passphrase"),
+      passwordHash: await hashPassword("forgotten passphrase", TEST_PASSWORD_COST),
     });
     const theirs = await cookieOf("forgetful@users.example", "forgotten passphrase");
     const short = await post(`/users/${user.id}/password`, { csrf: await csrf(), password: "short" });

@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { ManualClock } from "../src/clock.js";
 import { hashPassword } from "../src/websites/password-hash.js";
 import { PASSWORD_REQUIRED } from "../src/websites/website-rules.js";
-import { createTestApp, type TestApp } from "./support/test-app.js";
+import { createTestApp, TEST_PASSWORD_COST, type TestApp } from "./support/test-app.js";
 import { type FormFields, signedIn, type WebClient } from "./support/web-client.js";
 
 const PASSWORD = "owner passphrase";
@@ -32,7 +32,7 @@ describe("web app websites", () => {
     t = await createTestApp({}, new ManualClock("2026-06-01T12:00:00Z"));
     const created = await t.container.users.create({
       email: "sites@owner.example",
-      passwordHash: await hashPassword(PASSWORD),
+      passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),
     });
     key = created.apiKey;
     otherKey = await t.createUser("other@owner.example");
@@ -399,7 +399,7 @@ describe("web app websites list order", () => {
     t = await createTestApp();
     const created = await t.container.users.create({
       email: "order@owner.example",
-      passwordHash: await hashPassword(PASSWORD),
+      passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),
     });
     key = created.apiKey;
     // Stored as apple.example, xn--80adxhks.example, xn--bcher-kva.example, xn--mnchen-3ya.de,

@@ -27,8 +27,6 @@ export const PASSWORD_MAX = 128;
 const SECRET_NAME = "web-app-forms";
 /** The limiter's target of setup codes (one code per server, guessed from anywhere). */
 const SETUP_TARGET = "setup";
-/** Checked against when the email has no password, so an unknown email takes as long as a wrong password. */
-const NO_PASSWORD = "scrypt$131072$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 export type SignInOutcome =
   | { state: "granted"; user: UserRecord; token: string }
@@ -165,7 +163,7 @@ export class OwnerSessions {
     const found = await users.findPassword(normalised);
     const stored = found?.passwordHash ?? null;
     const checked = await this.hashed(
-      () => passwords.verify(password, stored ?? NO_PASSWORD),
+      () => passwords.verify(password, stored ?? passwords.unmatchable),
       () => limiter.withdrawn(address, target),
     );
     if (typeof checked !== "boolean") return checked;

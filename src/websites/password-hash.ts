@@ -9,7 +9,14 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:c
  * and, on a 2-core test machine, about half a second of one core); hashes made before with
  * N = 2^14 keep verifying with theirs.
  */
-export const PASSWORD_HASH_PARAMS = { N: 131_072, r: 8, p: 1 };
+export const PASSWORD_HASH_PARAMS: HashCost = { N: 131_072, r: 8, p: 1 };
+
+/** scrypt's cost parameters, recorded in each hash. */
+export interface HashCost {
+  N: number;
+  r: number;
+  p: number;
+}
 const KEY_LENGTH = 32;
 /**
  * scrypt needs 128 * N * r bytes (128 MiB for the parameters above); Node refuses more than
@@ -25,10 +32,22 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** The stored form of a new password, hashed at `cost` (PASSWORD_HASH_PARAMS unless told). */
+export async function hashPassword(password: string, cost: HashCost = PASSWORD_HASH_PARAMS): Promise<string> {
   const salt = randomBytes(16);
-  const { N, r, p } = PASSWORD_HASH_PARAMS;
-  const key = await derive(password, salt, PASSWORD_HASH_PARAMS);
+  const key = await derive(password, salt, cost);
+  return stored(cost, salt, key);
+}
+
+/**
+ * A hash at `cost` that no password matches (a key of zeros): checked against when an email
+ * has no password, so an unknown email takes as long as a wrong password.
+ */
+export function unmatchableHash(cost: HashCost = PASSWORD_HASH_PARAMS): string {
+  return stored(cost, Buffer.alloc(16), Buffer.alloc(KEY_LENGTH));
+}
+
+function stored({ N, r, p }: HashCost, salt: Buffer, key: Buffer): string {
   return `scrypt$${N}$${r}$${p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
 }
 

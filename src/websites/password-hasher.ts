@@ -5,7 +5,13 @@
 // instead of 10 ms. One at a time still checks about 20 passwords a second.
 
 import { AppError } from "../errors.js";
-import { hashPassword, verifyPassword } from "./password-hash.js";
+import {
+  type HashCost,
+  hashPassword,
+  PASSWORD_HASH_PARAMS,
+  unmatchableHash,
+  verifyPassword,
+} from "./password-hash.js";
 
 export const HASH_CONCURRENCY = 1;
 /** About half a second of waiting at one hash at a time; more would only delay the answer. */
@@ -25,14 +31,21 @@ export class PasswordHasher {
   private active = 0;
   private readonly queue: (() => void)[] = [];
 
+  /** What an email without a password is checked against (password-hash.ts, unmatchableHash). */
+  readonly unmatchable: string;
+
+  /** `cost`: of new hashes (a stored hash is checked at its own). */
   constructor(
+    private readonly cost: HashCost = PASSWORD_HASH_PARAMS,
     private readonly concurrency = HASH_CONCURRENCY,
     private readonly maxWaiting = MAX_WAITING_HASHES,
-  ) {}
+  ) {
+    this.unmatchable = unmatchableHash(cost);
+  }
 
   /** The stored form of a new password; rejects with PasswordsBusyError when too busy. */
   hash(password: string): Promise<string> {
-    return this.run(() => hashPassword(password));
+    return this.run(() => hashPassword(password, this.cost));
   }
 
   /** Whether `password` is the one `stored` was made from; rejects with PasswordsBusyError when too busy. */

@@ -11,6 +11,7 @@ import type { Clock } from "../../src/clock.js";
 import { loadConfig } from "../../src/config.js";
 import { type Container, createContainer } from "../../src/container.js";
 import type { Notice } from "../../src/ingest/outage-log.js";
+import type { HashCost } from "../../src/websites/password-hash.js";
 import type { EventStoreUnderTest } from "./event-stores.js";
 import { freshMetadata, type TestMetadata } from "./test-metadata.js";
 
@@ -53,7 +54,15 @@ export interface TestAppOptions {
   store?: EventStoreUnderTest;
   /** Where the server's background notices go (ContainerOptions.onNotice). */
   onNotice?: Notice;
+  /** The cost of new password hashes: TEST_PASSWORD_COST unless a test asks for the servers' own. */
+  passwordCost?: HashCost;
 }
+
+/**
+ * What the tests' apps hash new passwords at: 1 MiB and about 3 ms, against the servers' 128
+ * MiB and 0.45 s (password-hash.ts), which no test needs but the hashing tests themselves.
+ */
+export const TEST_PASSWORD_COST: HashCost = { N: 1024, r: 8, p: 1 };
 
 /** A test app over fresh stores, or over the stores `options` names. */
 export async function createTestApp(
@@ -61,7 +70,7 @@ export async function createTestApp(
   clock?: Clock,
   options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const { stores, store, onNotice } = options;
+  const { stores, store, onNotice, passwordCost = TEST_PASSWORD_COST } = options;
   const dataDir = stores?.dataDir ?? tempDir();
   const metadata: TestMetadata = stores
     ? { env: stores.metadataEnv, drop: async () => undefined }
@@ -72,6 +81,7 @@ export async function createTestApp(
     events = store ? await store.provision() : null;
     const config = loadConfig({ ANALYTICS_DATA_DIR: dataDir, ...metadata.env, ...events?.env, ...env });
     container = await createContainer(config, {
+      passwordCost,
       ...(clock ? { clock } : {}),
       ...(onNotice ? { onNotice } : {}),
     });
