@@ -13,6 +13,7 @@ import { collectRoutes } from "./collect/collect-routes.js";
 import { fastCollect } from "./collect/fast-collect.js";
 import { loadTrackerAsset } from "./collect/tracker-asset.js";
 import type { Container } from "./container.js";
+import { StoreUnavailableError } from "./errors.js";
 import { createHttpServer } from "./http-server.js";
 import { loadPageAssets } from "./pages/page-assets.js";
 import { pageRoutes } from "./pages/page-routes.js";
@@ -114,7 +115,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       await container.checkHealth();
       return { status: "ok" };
     } catch (error) {
-      app.log.error({ err: error }, "health check failed");
+      // A store that cannot answer is told as the requests it refuses are (once, then once a
+      // minute): a monitor probes every few seconds for as long as it lasts.
+      if (error instanceof StoreUnavailableError) container.storeFailures.refused(error);
+      else app.log.error({ err: error }, "health check failed");
       return reply.code(503).send({ status: "unavailable" });
     }
   });

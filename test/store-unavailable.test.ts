@@ -242,6 +242,13 @@ describe("the metadata store unreachable (PostgreSQL)", () => {
       assert.equal((await app.app.inject({ url: "/example.com" })).statusCode, 200);
 
       await proxy.close(); // PostgreSQL goes away: open connections drop, new ones are refused
+      // A monitor probing every few seconds is told 503 each time, and the log the cause once.
+      for (let probe = 0; probe < 3; probe++)
+        assert.deepEqual((await app.app.inject({ url: "/healthz" })).json(), { status: "unavailable" });
+      assert.deepEqual(
+        logged.map(({ message }) => message.replace(/ \(.*/, "")),
+        ["the metadata store cannot answer: requests that need it are refused"],
+      );
       const calls = [
         { url: "/api/v1/websites" },
         { url: `/api/v1/stats/${id}/realtime` },
