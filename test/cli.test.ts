@@ -102,6 +102,9 @@ describe("analytics CLI", () => {
         const home = await fetch(`${fresh.baseUrl}/`, { redirect: "manual" });
         assert.equal(home.status, 303);
         assert.equal(home.headers.get("location"), "/setup");
+        // Everything it printed is a line of its log: nothing a library says on the side.
+        for (const line of fresh.output().split("\n").filter(Boolean))
+          assert.doesNotThrow(() => JSON.parse(line), `a JSON log line: ${line}`);
       } finally {
         await fresh.stop();
       }
