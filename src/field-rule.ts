@@ -19,6 +19,18 @@ export function codeUnits(text: string): number {
   return text.length;
 }
 
+/**
+ * A text quoted in a message, at most `max` code units: cut with "..." where longer, never
+ * between the two halves of an emoji (a lone half shows as a replacement character).
+ */
+export function clipped(text: string, max = 60): string {
+  if (codeUnits(text) <= max) return text;
+  let end = max - 3;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // the first half of a pair
+  return `${text.slice(0, end)}...`;
+}
+
 /** How a length is counted, in words: an emoji is 2 code units, or more (a flag is 4). */
 export const LENGTH_UNIT = "characters (UTF-16 code units: an emoji counts as 2 or more)";
 

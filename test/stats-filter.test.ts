@@ -67,6 +67,9 @@ describe("filters parameter", () => {
       parsed(`page==${"x".repeat(2049)}`),
       "The value of the filter on page must be at most 2048 characters.",
     );
-    assert.match(parsed(`nope==${"x".repeat(100)}`) as string, /^The filter "nope==x{54}\.\.\." must/);
+    // A long filter is quoted in its first 57 code units, never half an emoji.
+    assert.match(parsed(`nope==${"x".repeat(100)}`) as string, /^The filter "nope==x{51}\.\.\." must/);
+    assert.match(parsed(`nope==${"x".repeat(50)}😀😀yyyy`) as string, /^The filter "nope==x{50}\.\.\." must/);
+    assert.match(parsed(`nope==${"x".repeat(49)}😀😀yyyy`) as string, /^The filter "nope==x{49}😀\.\.\." must/);
   });
 });

@@ -102,6 +102,14 @@ describe("exclusion lists", () => {
       assert.equal(result.errors[0], 'The exclude ips entry "bad0" is not a valid IP address or CIDR block.');
       assert.equal(result.errors[10], "The exclude ips has 5 more invalid entries.");
     }
+    // A long entry is quoted in its first 57 code units, never half an emoji.
+    const long = parseIpList(`${"1".repeat(56)}😀😀1111`, "exclude ips");
+    assert.equal(long.ok, false);
+    if (!long.ok)
+      assert.equal(
+        long.errors[0],
+        `The exclude ips entry "${"1".repeat(56)}..." is not a valid IP address or CIDR block.`,
+      );
     const params = parseParamList("ok, a=b, c d, x?y, &&", "exclude params");
     assert.equal(params.ok, false);
     if (!params.ok) assert.equal(params.errors.length, 4, "a=b, c d, x?y and && are invalid");

@@ -9,6 +9,7 @@
 // (`==` is, `!=` is not, `~` contains, `!~` does not contain) and a value, with `\;` and
 // `\\` standing for `;` and `\` inside a value.
 
+import { clipped } from "../field-rule.js";
 import type { Dimension } from "./catalog.js";
 
 /** Where an event's value of a filter dimension comes from. */
@@ -134,7 +135,7 @@ export function parseFilters(raw: string): { filters: StatsFilter[] } | { proble
   return { filters };
 }
 
-const quote = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text);
+const quote = (text: string) => JSON.stringify(clipped(text));
 
 /**
  * The conditions, split at each `;` not escaped, with `\;` and `\\` read as `;` and `\`

@@ -4,7 +4,7 @@
 // - exclude_params: query-parameter names (exact, case-sensitive), or `&` for the whole query.
 
 import { isIP } from "node:net";
-import { accept, type RuleResult, reject } from "../field-rule.js";
+import { accept, clipped, type RuleResult, reject } from "../field-rule.js";
 
 export const MAX_LIST_ENTRIES = 1000;
 const MAX_REPORTED = 10;
@@ -57,14 +57,10 @@ function parseList(
   if (invalid.length > 0) {
     const errors = invalid
       .slice(0, MAX_REPORTED)
-      .map((entry) => `The ${label} entry "${shorten(entry)}" ${problem}.`);
+      .map((entry) => `The ${label} entry "${clipped(entry)}" ${problem}.`);
     if (invalid.length > MAX_REPORTED)
       errors.push(`The ${label} has ${invalid.length - MAX_REPORTED} more invalid entries.`);
     return reject(...errors);
   }
   return accept(kept.size > 0 ? [...kept].join("\n") : null);
-}
-
-function shorten(entry: string): string {
-  return entry.length > 60 ? `${entry.slice(0, 57)}...` : entry;
 }
