@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { HOSTILE } from "./support/hostile-strings.js";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
 interface Case {
@@ -346,5 +347,29 @@ describe("hostile input", () => {
     const target = (await t.call(key, { url: `/api/v1/websites/${id}` })).json().data;
     assert.equal(target.privacy, 1);
     assert.equal(target.exclude_ips, null);
+  });
+
+  it("searches the websites for any text, finding only the domains that hold it", async () => {
+    // A NUL once matched every website on SQLite (its LIKE stops at one) and failed on
+    // PostgreSQL (500: text cannot hold one).
+    const listed = await t.call(key, { url: "/api/v1/websites?per_page=100&sort_by=domain&sort=asc" });
+    const all: string[] = listed.json().data.map((w: { domain: string }) => w.domain);
+    assert.ok(all.includes("target.example"));
+    for (const needle of [...HOSTILE, "target", "ARGET.EX", ".example"]) {
+      const response = await t.call(key, {
+        url: `/api/v1/websites?per_page=100&sort_by=domain&sort=asc&search=${encodeURIComponent(needle)}`,
+      });
+      assert.equal(
+        response.statusCode,
+        200,
+        `${JSON.stringify(needle.slice(0, 40))}: ${response.body.slice(0, 300)}`,
+      );
+      const wanted = needle.trim().toLowerCase();
+      assert.deepEqual(
+        response.json().data.map((w: { domain: string }) => w.domain),
+        wanted === "" ? all : all.filter((domain) => domain.includes(wanted)),
+        JSON.stringify(needle.slice(0, 40)),
+      );
+    }
   });
 });

@@ -155,11 +155,16 @@ export class WebsiteService {
   }
 
   async list(userId: number, options: WebsiteListOptions) {
+    // Stored forms are lowercase and composed (NFC): a needle typed with a combining
+    // accent (u + U+0308) still finds münchen.de.
+    const search = options.search?.trim().normalize("NFC").toLowerCase() || null;
+    // No domain holds a control character, and the stores cannot look for a NUL (SQLite's
+    // LIKE stops at it and so matched every website; PostgreSQL refuses it in text).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is looked for
+    if (search !== null && /[\u0000-\u001f\u007f]/.test(search)) return { items: [], total: 0 };
     return this.websites.list({
       userId,
-      // Stored forms are lowercase and composed (NFC): a needle typed with a combining
-      // accent (u + U+0308) still finds münchen.de.
-      search: options.search?.trim().normalize("NFC").toLowerCase() || null,
+      search,
       sortBy: options.sortBy,
       sort: options.sort,
       limit: options.perPage,
