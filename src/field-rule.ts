@@ -20,6 +20,18 @@ export function codeUnits(text: string): number {
 }
 
 /**
+ * Whether a text holds a control character (U+0000-U+001F, U+007F): no email, name or key
+ * name may, and PostgreSQL cannot store a NUL at all (it answered such a name with a 500).
+ */
+export function hasControlCharacter(text: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is looked for
+  return /[\u0000-\u001f\u007f]/.test(text);
+}
+
+/** The sentence of a text with a control character, the same wherever it is checked. */
+export const holdsControl = (label: string) => `The ${label} must not contain control characters.`;
+
+/**
  * A text quoted in a message, at most `max` code units: cut with "..." where longer, never
  * between the two halves of an emoji (a lone half shows as a replacement character).
  */

@@ -70,6 +70,9 @@ describe("filters parameter", () => {
     // A long filter is quoted in its first 57 code units, never half an emoji.
     assert.match(parsed(`nope==${"x".repeat(100)}`) as string, /^The filter "nope==x{51}\.\.\." must/);
     assert.match(parsed(`nope==${"x".repeat(50)}😀😀yyyy`) as string, /^The filter "nope==x{50}\.\.\." must/);
-    assert.match(parsed(`nope==${"x".repeat(49)}😀😀yyyy`) as string, /^The filter "nope==x{49}😀\.\.\." must/);
+    assert.match(
+      parsed(`nope==${"x".repeat(49)}😀😀yyyy`) as string,
+      /^The filter "nope==x{49}😀\.\.\." must/,
+    );
   });
 });

@@ -95,6 +95,17 @@ describe("users API", () => {
         "The email must not be greater than 320 characters (UTF-16 code units: an emoji counts as 2 or more).",
       ],
     });
+    // Control characters (PostgreSQL cannot store a NUL: these were a 500 there, stored on SQLite).
+    const control = await t.call(adminKey, {
+      method: "POST",
+      url: "/api/v1/users",
+      form: { email: "nul\u0000@example.org", name: "bell \u0007 name" },
+    });
+    assert.equal(control.statusCode, 422, control.body);
+    assert.deepEqual(control.json().message, {
+      email: ["The email must be a valid email address."],
+      name: ["The name must not contain control characters."],
+    });
   });
 
   it("lists every user, newest first, in pages", async () => {

@@ -239,6 +239,10 @@ describe("web app accounts", () => {
     const refused = await post("/sign-in", { email: longEmail, password: PASSWORD });
     assert.equal(refused.statusCode, 401);
     assert.ok(refused.body.includes(`value="${longEmail}"`), "the email is kept");
+    // No account's email holds a control character (PostgreSQL cannot be asked for a NUL).
+    const control = await post("/sign-in", { email: `first\u0000@owner.example`, password: PASSWORD });
+    assert.equal(control.statusCode, 401, control.body.slice(0, 300));
+    assert.match(control.body, /Wrong email or password\./);
     await signIn();
   });
 

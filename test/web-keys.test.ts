@@ -78,6 +78,9 @@ describe("web app API keys", () => {
     );
     await create("😀".repeat(50), "full");
     assert.match(long.body, /value="full" checked/, "the access is kept");
+    const control = await post("/account/keys", { csrf: token, name: "nul \u0000 key", access: "full" });
+    assert.equal(control.statusCode, 422, control.body.slice(0, 300));
+    assert.match(control.body, /id="f-name-error">The name must not contain control characters\.</);
   });
 
   it("gives a form with a field sent twice back, saying so beside it, and makes no key", async () => {

@@ -9,7 +9,7 @@
 
 import type { Clock } from "../clock.js";
 import { NotFoundError, ValidationError } from "../errors.js";
-import { codeUnits, tooLong } from "../field-rule.js";
+import { codeUnits, hasControlCharacter, holdsControl, tooLong } from "../field-rule.js";
 import type { ApiKeyRecord, ApiKeyRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { issueApiKey, keyIdOf, keyMatches } from "./api-keys.js";
 
@@ -56,6 +56,7 @@ export class ApiKeyService {
     const name = input.name.trim();
     if (name === "") throw ValidationError.single("name", "The name field is required.");
     if (codeUnits(name) > KEY_NAME_MAX) throw ValidationError.single("name", tooLong("name", KEY_NAME_MAX));
+    if (hasControlCharacter(name)) throw ValidationError.single("name", holdsControl("name"));
     const issued = issueApiKey();
     const record = await this.keys.create({
       keyId: issued.keyId,

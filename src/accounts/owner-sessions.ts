@@ -12,7 +12,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { type FieldErrors, ValidationError } from "../errors.js";
-import { codeUnits, tooLong } from "../field-rule.js";
+import { codeUnits, hasControlCharacter, tooLong } from "../field-rule.js";
 import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, SessionRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
@@ -153,9 +153,14 @@ export class OwnerSessions {
   private async checkPassword(email: string, password: string, address: string): Promise<PasswordCheck> {
     const { limiter, users, passwords } = this.deps;
     const normalised = email.trim().toLowerCase();
-    // No account has an email or a password over the limits: refused before anything is
+    // No account has an email or a password over the limits, or an email with a control
+    // character (which PostgreSQL cannot even be asked for): refused before anything is
     // checked or counted, so the limiter keeps only short emails (its memory is bounded).
-    if (codeUnits(normalised) > EMAIL_MAX_LENGTH || codeUnits(password) > PASSWORD_MAX)
+    if (
+      codeUnits(normalised) > EMAIL_MAX_LENGTH ||
+      codeUnits(password) > PASSWORD_MAX ||
+      hasControlCharacter(normalised)
+    )
       return { state: "refused" };
     const target = `owner:${normalised}`;
     const retryAfter = limiter.begin(address, target);

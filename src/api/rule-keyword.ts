@@ -1,15 +1,19 @@
 // The `x-rule` schema keyword: runs one of the domain's text rules (domain name, IP list,
-// parameter list, day, email) inside Ajv, so a request reports these errors together with every
+// parameter list, day, email, user name) inside Ajv, so a request reports these errors together with every
 // other invalid field. The rule's own sentences become the error messages.
 
 import type { Ajv, ErrorObject } from "ajv";
 import { emailRule } from "../accounts/email-rule.js";
+import { userNameRule } from "../accounts/user-name-rule.js";
 import type { FieldRule } from "../field-rule.js";
 import { parseDay } from "../stats/day-rule.js";
 import { TEXT_RULES } from "../websites/website-rules.js";
 
 /** Every rule a schema may name with `x-rule`. */
-const RULES = { ...TEXT_RULES, day: parseDay, email: emailRule } satisfies Record<string, FieldRule>;
+const RULES = { ...TEXT_RULES, day: parseDay, email: emailRule, "user-name": userNameRule } satisfies Record<
+  string,
+  FieldRule
+>;
 export type RuleName = keyof typeof RULES;
 
 export const RULE_KEYWORD = "x-rule";

@@ -34,7 +34,7 @@ const User = Type.Object(
 
 const CreateUserBody = Type.Object({
   email: Type.String({ "x-rule": "email", description: "The user's email address (lowercased); unique." }),
-  name: Type.Optional(Type.String({ maxLength: USER_NAME_MAX_LENGTH })),
+  name: Type.Optional(Type.String({ maxLength: USER_NAME_MAX_LENGTH, "x-rule": "user-name" })),
   admin: Type.Optional(
     integerEnum([0, 1] as const, { default: 0, description: "1 makes an administrator." }),
   ),

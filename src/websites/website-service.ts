@@ -3,7 +3,7 @@
 
 import type { Clock } from "../clock.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../errors.js";
-import type { RuleResult } from "../field-rule.js";
+import { hasControlCharacter, type RuleResult } from "../field-rule.js";
 import {
   DuplicateError,
   type Flag,
@@ -160,8 +160,7 @@ export class WebsiteService {
     const search = options.search?.trim().normalize("NFC").toLowerCase() || null;
     // No domain holds a control character, and the stores cannot look for a NUL (SQLite's
     // LIKE stops at it and so matched every website; PostgreSQL refuses it in text).
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is looked for
-    if (search !== null && /[\u0000-\u001f\u007f]/.test(search)) return { items: [], total: 0 };
+    if (search !== null && hasControlCharacter(search)) return { items: [], total: 0 };
     return this.websites.list({
       userId,
       search,
