@@ -109,7 +109,7 @@ export interface ContainerOptions {
    * The cost of new password hashes (password-hash.ts: PASSWORD_HASH_PARAMS, about 0.45 s of
    * one core each). Servers keep it; the tests' apps take a cheap one: their 275 hashes at
    * the full cost (and as many again on PostgreSQL) made the 26 suites with passwords take
-   * 161 s instead of 110 s.
+   * 161 s instead of 118 s.
    */
   passwordCost?: HashCost;
 }

@@ -1,9 +1,9 @@
 // What a user's name may be: optional, at most 255 characters, no control character, stored
 // trimmed (empty: none).
 // The accounts service applies it (the CLI, the setup page and the users page go through
-// it); the users API's schema checks the same limit first (maxLength, which validation
-// messages word with the same tooLong), so every way of creating a user refuses the same
-// names with the same sentence.
+// it); the users API's schema runs it too (`x-rule: "user-name"`, beside a maxLength for the
+// API document, whose message is the same tooLong), so every way of creating a user refuses
+// the same names with the same sentence, with every other invalid field.
 
 import {
   accept,

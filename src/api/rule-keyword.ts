@@ -1,6 +1,6 @@
 // The `x-rule` schema keyword: runs one of the domain's text rules (domain name, IP list,
-// parameter list, day, email, user name) inside Ajv, so a request reports these errors together with every
-// other invalid field. The rule's own sentences become the error messages.
+// parameter list, day, email, user name) inside Ajv, so a request reports these errors
+// together with every other invalid field. The rule's own sentences become the error messages.
 
 import type { Ajv, ErrorObject } from "ajv";
 import { emailRule } from "../accounts/email-rule.js";
