@@ -435,7 +435,7 @@ describe("dashboard", () => {
     const url = `/websites/${websiteId}/stats?${range}&filters=${encodeURIComponent("browser==Firefox")}`;
     const stranger = await t.app.inject({ url });
     assert.equal(stranger.statusCode, 303);
-    assert.equal(stranger.headers.location, "/sign-in");
+    assert.equal(stranger.headers.location, `/sign-in?next=${encodeURIComponent(url)}`);
 
     const owner = await signedIn(t, "owner@dash.example", "dashboard passphrase");
     const response = await owner.get(url);

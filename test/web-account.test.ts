@@ -224,6 +224,55 @@ describe("web app accounts", () => {
     assert.ok(stored.every((hash) => /^[0-9a-f]{64}$/.test(hash)));
   });
 
+  it("opens the page asked for once signed in, and only a page of this server", async () => {
+    const asked = `/websites/1/stats?from=2026-05-01&to=2026-05-31&filters=${encodeURIComponent("page==/ü?a=1&b=2")}`;
+    const stranger = await get(asked);
+    assert.equal(stranger.statusCode, 303);
+    assert.equal(stranger.headers.location, `/sign-in?next=${encodeURIComponent(asked)}`);
+    const form = await get(String(stranger.headers.location));
+    assert.equal(form.statusCode, 200);
+    assert.match(
+      form.body,
+      /<input type="hidden" name="next" value="\/websites\/1\/stats\?from=2026-05-01&amp;to=/,
+    );
+
+    // A wrong password keeps where to go; the right one goes there.
+    const wrong = await post("/sign-in", { email: EMAIL, password: "wrong password", next: asked });
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /name="next" value="\/websites\/1\/stats\?/);
+    const right = await post("/sign-in", { email: EMAIL, password: PASSWORD, next: asked });
+    assert.equal(right.statusCode, 303);
+    assert.equal(right.headers.location, asked);
+    const cookie = sessionCookieOf(right);
+    assert.ok(cookie);
+    assert.equal((await get("/sign-in?next=%2Faccount%2Fkeys", cookie)).headers.location, "/account/keys");
+
+    // Raw unicode is sent on percent-encoded; anything leading off this server goes home.
+    const unicode = await post("/sign-in", {
+      email: EMAIL,
+      password: PASSWORD,
+      next: "/websites/1/stats?q=ü",
+    });
+    assert.equal(unicode.headers.location, "/websites/1/stats?q=%C3%BC");
+    for (const next of [
+      "//evil.example/",
+      "/\\evil.example/",
+      "/\t/evil.example/",
+      "https://evil.example/",
+      "evil.example",
+      "/sign-in?next=//evil.example",
+      `/${"x".repeat(9000)}`,
+    ]) {
+      const response = await post("/sign-in", { email: EMAIL, password: PASSWORD, next });
+      assert.equal(response.statusCode, 303, next);
+      assert.equal(response.headers.location, "/", JSON.stringify(next));
+      assert.doesNotMatch((await get(`/sign-in?next=${encodeURIComponent(next)}`)).body, /name="next"/);
+    }
+    // The home page and a post lead to the sign-in page alone.
+    assert.equal((await get("/")).headers.location, "/sign-in");
+    assert.equal((await post("/account/password", {})).headers.location, "/sign-in");
+  });
+
   it("takes an email or a password too long to be anyone's as a wrong sign-in, keeping the email", async () => {
     const form = await get("/sign-in");
     assert.match(form.body, /name="email" type="email" autocomplete="username" maxlength="320"/);

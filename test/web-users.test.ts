@@ -57,7 +57,7 @@ describe("web app users", () => {
 
   it("is an administrator's page only", async () => {
     const stranger = await t.app.inject({ method: "GET", url: "/users" });
-    assert.equal(stranger.headers.location, "/sign-in");
+    assert.equal(stranger.headers.location, "/sign-in?next=%2Fusers");
     await t.container.users.create({
       email: "plain@users.example",
       passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_COST),

@@ -46,7 +46,7 @@ describe("web app websites", () => {
   it("sends a stranger to the sign-in page", async () => {
     const response = await t.app.inject({ method: "GET", url: "/websites/new" });
     assert.equal(response.statusCode, 303);
-    assert.equal(response.headers.location, "/sign-in");
+    assert.equal(response.headers.location, "/sign-in?next=%2Fwebsites%2Fnew");
     assert.equal((await t.app.inject({ method: "GET", url: "/" })).headers.location, "/sign-in");
   });
 

@@ -11,6 +11,7 @@ import { ValidationError } from "../errors.js";
 import { retryMessage } from "../pages/gate-view.js";
 import { sendHtml } from "../pages/html-response.js";
 import { passwordChangePage, setupPage, signInPage } from "./account-views.js";
+import { returnPath } from "./return-path.js";
 import { homePage } from "./site-views.js";
 import type { WebAppOptions } from "./web-app.js";
 import { crossSitePage, type FormState } from "./web-page.js";
@@ -32,7 +33,7 @@ const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
  */
 const Typed = Type.Optional(Type.String());
 const SetupBody = Type.Object({ code: Typed, email: Typed, name: Typed, password: Typed });
-const SignInBody = Type.Object({ email: Typed, password: Typed });
+const SignInBody = Type.Object({ email: Typed, password: Typed, next: Typed });
 const CsrfBody = Type.Object({ csrf: Text(128) });
 const PasswordBody = Type.Object({
   csrf: Text(128),
@@ -94,8 +95,9 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
 
   app.get("/sign-in", { schema: { hide: true } }, async (request, reply) => {
     if (await owners.needsSetup()) return reply.redirect("/setup", 303);
-    if (await sessionOf(request, owners)) return reply.redirect("/", 303);
-    return sendHtml(reply, 200, signInPage(stylesheet));
+    const next = returnPath((request.query as Record<string, unknown>).next);
+    if (await sessionOf(request, owners)) return reply.redirect(next ?? "/", 303);
+    return sendHtml(reply, 200, signInPage(stylesheet, {}, next));
   });
 
   app.post(
@@ -105,24 +107,29 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
       if (!(await formAccepted(request, publicUrl))) return sendHtml(reply, 403, crossSitePage(stylesheet));
       const body = request.body ?? {};
       const again: FormState = { values: { email: body.email }, focus: body.email ? "password" : "email" };
+      const next = returnPath(body.next);
       const repeated = repeatedFields(request, SignInBody);
       if (Object.keys(repeated).length > 0)
-        return sendHtml(reply, 422, signInPage(stylesheet, { ...again, fields: repeated }));
+        return sendHtml(reply, 422, signInPage(stylesheet, { ...again, fields: repeated }, next));
       const outcome = await owners.signIn(body.email ?? "", body.password ?? "", request.ip);
       if (outcome.state === "granted") {
         setSessionCookie(request, reply, outcome.token);
-        return reply.redirect("/", 303);
+        return reply.redirect(next ?? "/", 303);
       }
       if (outcome.state === "refused")
-        return sendHtml(reply, 401, signInPage(stylesheet, { ...again, error: "Wrong email or password." }));
+        return sendHtml(
+          reply,
+          401,
+          signInPage(stylesheet, { ...again, error: "Wrong email or password." }, next),
+        );
       if (outcome.state === "disabled")
-        return sendHtml(reply, 403, signInPage(stylesheet, { ...again, error: DISABLED }));
+        return sendHtml(reply, 403, signInPage(stylesheet, { ...again, error: DISABLED }, next));
       reply.header("retry-after", String(outcome.retryAfter));
       const error = outcome.state === "limited" ? retryMessage(outcome.retryAfter) : BUSY;
       return sendHtml(
         reply,
         outcome.state === "limited" ? 429 : 503,
-        signInPage(stylesheet, { ...again, error }),
+        signInPage(stylesheet, { ...again, error }, next),
       );
     },
   );

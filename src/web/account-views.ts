@@ -50,13 +50,15 @@ ${formFields(
   );
 }
 
-export function signInPage(stylesheet: string, state: FormState = {}): Html {
+/** `next`: the page to open once signed in (return-path.ts), carried through the form. */
+export function signInPage(stylesheet: string, state: FormState = {}, next: string | null = null): Html {
   return gatePage(
     "Sign in",
     stylesheet,
     html`<h1>Sign in</h1>
 ${formNotices(state)}
 <form method="post" action="/sign-in" novalidate>
+${next === null ? "" : html`<input type="hidden" name="next" value="${next}">`}
 ${formFields(
   [
     { name: "email", label: "Email", type: "email", autocomplete: "username", maxLength: EMAIL_MAX_LENGTH },

@@ -15,6 +15,7 @@ import { repeatedPart } from "../pages/dashboard-state.js";
 import { fromOwnPage } from "../pages/form-origin.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { UserRecord } from "../storage/ports.js";
+import { signInLocation } from "./return-path.js";
 import { crossSitePage } from "./web-page.js";
 
 export const SESSION_COOKIE = "analytics_session";
@@ -48,7 +49,10 @@ export async function formAccepted(
 
 /** The checks of a signed-in page and of its forms, answering for the route when one fails. */
 export interface OwnerGate {
-  /** The signed-in owner, or null after sending anyone else to sign in (or to set up). */
+  /**
+   * The signed-in owner, or null after sending anyone else to sign in (and back to this page
+   * then: return-path.ts), or to set up.
+   */
   page(request: FastifyRequest, reply: FastifyReply): Promise<Session | null>;
   /**
    * The signed-in owner of a post that may act (formAccepted, with `presented` as its form
@@ -60,7 +64,7 @@ export interface OwnerGate {
 export function ownerGate(owners: OwnerSessions, stylesheet: string, publicUrl: string | null): OwnerGate {
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const session = await sessionOf(request, owners);
-    if (!session) await reply.redirect((await owners.needsSetup()) ? "/setup" : "/sign-in", 303);
+    if (!session) await reply.redirect((await owners.needsSetup()) ? "/setup" : signInLocation(request), 303);
     return session;
   };
   return {
