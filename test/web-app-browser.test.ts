@@ -179,6 +179,28 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await context.close();
   });
 
+  it("shows a long wrong line of the website form beside its field, within a phone's width", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const violations = watchPolicy(page);
+    await page.goto(`${base}/sign-in`);
+    await page.fill("#f-email", EMAIL);
+    await page.fill("#f-password", PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForSelector(".sites");
+    await page.goto(`${base}/websites/new`);
+    await page.fill("#f-domain", "long-lines.example");
+    // A pasted URL and a long number: each message quotes the line, one word of 60 characters.
+    await page.fill("#f-exclude_params", `https://long-lines.example/${"path".repeat(20)}?utm_source=mail`);
+    await page.fill("#f-exclude_ips", "9".repeat(80));
+    await page.click('form:has(#f-domain) button[type="submit"]');
+    await page.waitForSelector("#f-exclude_ips-error");
+    assert.match(await page.innerText("#f-exclude_params-error"), /is not a valid query parameter name/);
+    await look(page, "website-form-errors-390-light");
+    assert.deepEqual(violations, []);
+    await context.close();
+  });
+
   it("puts the snippet in a page, then sees the first hit in the installation check and on the dashboard", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

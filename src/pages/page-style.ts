@@ -144,6 +144,9 @@ footer .wrap { display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: s
 /* The web app's account pages (src/web): hints and errors beside their fields, the header. */
 .hint { color: var(--muted); font-size: .8rem; margin-top: -6px; }
 .field-error { color: var(--bad); font-size: .85rem; margin-top: -6px; }
+/* A message quotes the wrong line (a pasted URL, a long number): one long word that must
+   wrap within the form rather than widen a phone's page. */
+.hint, .field-error { overflow-wrap: anywhere; }
 input[aria-invalid="true"] { border-color: var(--bad); }
 .gate .error { color: var(--text); }
 .gate.in-app { margin-top: 0; }
