@@ -283,6 +283,24 @@ describe("stats page in a real browser", { skip: missing ?? false }, () => {
         );
         await page.screenshot({ path: `${OUTPUT}stats-${width}-${scheme}.png`, fullPage: true });
         assert.deepEqual(await accessibilityProblems(page), [], "the dashboard: accessibility");
+        // The chart's top value stays in sight beside or below its Days and Weeks, which share a
+        // line with the legend on a phone over four weeks.
+        for (const range of ["from=2026-03-01&to=2026-04-06", "from=2026-03-10&to=2026-04-06"]) {
+          await page.goto(`${base}/${FIXTURE_DOMAIN}?${range}`);
+          const units = await page.locator(".chart .units").boundingBox();
+          const top = await page.locator(".chart .y-axis span:last-child").boundingBox();
+          assert.ok(units && top, "the chart has its units and its scale");
+          const apart =
+            top.x >= units.x + units.width ||
+            units.x >= top.x + top.width ||
+            top.y >= units.y + units.height ||
+            units.y >= top.y + top.height;
+          assert.ok(
+            apart,
+            `${range}: the top of the scale ${JSON.stringify(top)} is under ${JSON.stringify(units)}`,
+          );
+        }
+        await page.goto(`${base}/${FIXTURE_DOMAIN}?from=2026-03-01&to=2026-04-06`);
         // Compared with other days, chosen in the picker: the period before is offered first.
         await page.selectOption('select[name="compare"]', "range");
         await page.click('.picker button[type="submit"]');

@@ -67,6 +67,9 @@ main { padding-bottom: 24px; }
 .chart { margin-bottom: 12px; }
 .chart-head { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 8px; }
 .legend { display: flex; gap: 16px; margin: 0 0 8px; padding: 0; list-style: none; font-size: .85rem; color: var(--muted); }
+/* The units keep the legend's space below them: on a phone they share a line with it right
+   above the chart, whose top value reaches half a line above it. */
+.chart-head .units { margin-bottom: 8px; }
 .legend li::before {
   content: ""; display: inline-block; width: 10px; height: 10px; border-radius: 3px; margin-right: 6px;
 }
