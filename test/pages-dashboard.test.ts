@@ -354,6 +354,13 @@ describe("dashboard", () => {
     assert.equal(second.length, 30);
     const all = [...rowsOf(list), ...second].map(([value]) => value).sort();
     assert.equal(new Set(all).size, 130);
+    // A page past the last (an old or edited link) says so and leads to the last one.
+    const past = section(await page(`${day}&details=page&page=5`), "details-page");
+    assert.doesNotMatch(past, /Nothing recorded/);
+    assert.match(past, /There is no page 5: these 130 values fill 2 pages\./);
+    const last = /<a href="([^"]*)">the last page<\/a>/.exec(past)?.[1];
+    assert.ok(last, "a link to the last page");
+    assert.equal(new URL(decode(last), "http://h").searchParams.get("page"), "2");
 
     const searched = rowsOf(section(await page(`${day}&details=page&search=MANY/12`), "details-page"));
     assert.deepEqual(

@@ -121,9 +121,11 @@ export function detailsPage(model: DetailsModel, options: StatsViewOptions): Htm
 <input id="details-search" type="search" name="search" value="${search}" placeholder="Search ${list.title.toLowerCase()}">
 <button type="submit">Search</button></form>
 ${
-  model.rows.length === 0
-    ? html`<p class="empty">${search ? "Nothing matches this search in this range." : "Nothing recorded in this range."}</p>`
-    : html`<p class="more">${numbers.format(model.total)} ${model.total === 1 ? "value" : "values"}${search ? html` matching the search` : ""}</p>
+  model.rows.length === 0 && model.total > 0
+    ? html`<p class="empty">There is no page ${model.details.page}: ${model.total === 1 ? "this value fills" : `these ${numbers.format(model.total)} values fill`} ${pages === 1 ? "1 page" : `${pages} pages`}. Go to <a href="${dashboardHref(options.action, withPage(state, pages))}">the last page</a>.</p>`
+    : model.rows.length === 0
+      ? html`<p class="empty">${search ? "Nothing matches this search in this range." : "Nothing recorded in this range."}</p>`
+      : html`<p class="more">${numbers.format(model.total)} ${model.total === 1 ? "value" : "values"}${search ? html` matching the search` : ""}</p>
 <table class="top"><thead><tr><th scope="col">${list.column}</th><th scope="col" class="count">${list.counts}</th></tr></thead><tbody>${rows}</tbody></table>
 ${pager(model.details.page, pages, (number) => dashboardHref(options.action, withPage(state, number)))}`
 }
