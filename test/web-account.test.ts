@@ -98,6 +98,9 @@ describe("web app accounts", () => {
     assert.equal(wrong.statusCode, 403);
     assert.match(wrong.body, /The setup code is wrong\./);
     assert.equal(await t.container.owners.needsSetup(), true, "no user was created");
+    const none = await post("/setup", { code: "  ", email: EMAIL, password: PASSWORD });
+    assert.equal(none.statusCode, 403);
+    assert.match(none.body, /id="f-code-error">The setup code field is required\.</);
     // A wrong code does not hide the other fields' problems: each is said beside its field.
     const wrongAndInvalid = await post("/setup", {
       code: "AAAA-AAAA",

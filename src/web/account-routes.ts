@@ -85,7 +85,8 @@ export function accountRoutes(scope: FastifyInstance, options: WebAppOptions): v
     if (outcome.state === "refused") {
       if (!(await owners.needsSetup())) return reply.redirect("/sign-in", 303);
       // The other fields' problems too, so that one more post can fix everything.
-      const fields = { code: ["The setup code is wrong."], ...(await owners.setupProblems(input)) };
+      const code = body.code?.trim() ? "The setup code is wrong." : "The setup code field is required.";
+      const fields = { code: [code], ...(await owners.setupProblems(input)) };
       return sendHtml(reply, 403, setupPage(stylesheet, { values, fields }));
     }
     reply.header("retry-after", String(outcome.retryAfter));
