@@ -444,5 +444,8 @@ describe("web app users", () => {
     assert.equal((await get("/users")).statusCode, 200, "still signed in");
     assert.equal((await post("/users/999999/disable", { csrf: await csrf() })).statusCode, 404);
     assert.equal((await post("/users/abc/enable", { csrf: await csrf() })).statusCode, 404);
+    const huge = await post(`/users/${"9".repeat(30)}/enable`, { csrf: await csrf() });
+    assert.equal(huge.statusCode, 404);
+    assert.match(huge.body, /There is no such user\./);
   });
 });

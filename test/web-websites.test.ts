@@ -334,6 +334,10 @@ describe("web app websites", () => {
     const second = await get("/?page=2");
     assert.match(second.body, /Page 2 of 2/);
     assert.match(second.body, /rel="prev"/);
+    // A part given twice (an edited link) counts once, as its first value.
+    const twice = await get("/?page=2&page=1&q=list&q=other");
+    assert.equal(twice.statusCode, 200);
+    assert.match(twice.body, /Page 2 of 2/);
     assert.equal((await get("/?q=nothing-like-this")).body.includes("No website matches this search."), true);
   });
 
@@ -376,7 +380,14 @@ describe("web app websites", () => {
         form: { domain: "not-yours.example" },
       })
     ).json().data.id;
-    for (const url of [`/websites/${others}`, `/websites/${others}/delete`, "/websites/abc", "/websites/0"]) {
+    for (const url of [
+      `/websites/${others}`,
+      `/websites/${others}/delete`,
+      "/websites/abc",
+      "/websites/0",
+      `/websites/${"9".repeat(30)}`,
+      `/websites/${"9".repeat(30)}/stats`,
+    ]) {
       const response = await get(url);
       assert.equal(response.statusCode, 404, url);
       assert.match(response.body, /Website not found/);

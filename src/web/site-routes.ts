@@ -5,7 +5,7 @@
 // API's; a form's fields come back with their errors beside them.
 
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { requestOrigin } from "../api/request-origin.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../errors.js";
@@ -32,7 +32,8 @@ import { ownerGate, repeatedFields, type Session } from "./web-request.js";
 const PER_PAGE = 25;
 const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
 const ListQuery = Type.Object({ q: Text(253), page: Text(9) });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+/** Any text: one that names no website of the owner is its 404 page (websiteOf), not a 400. */
+const IdParams = Type.Object({ id: Type.String() });
 /**
  * The settings' fields have no limit here, where going over one would fail the whole form (a
  * 400 with every value lost): the website rules check each, as the API's do, and say so
@@ -132,39 +133,50 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
     };
   };
 
-  app.get("/", { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const session = await gate.page(request, reply);
-    if (!session) return reply;
-    const search = request.query.q?.trim() || undefined;
-    const asked = Number(request.query.page);
-    const page = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
-    const listed = await websites.list(session.user.id, {
-      search,
-      sortBy: "domain_unicode",
-      sort: "asc",
-      perPage: PER_PAGE,
-      page,
-    });
-    const token = await owners.formToken(session.token);
-    const trends = new Map(
-      await Promise.all(
-        listed.items.map(async (website) => [website.id, await visitorTrend(stats, clock, website)] as const),
-      ),
-    );
-    return sendHtml(
-      reply,
-      200,
-      homePage(
-        stylesheet,
-        session.user,
-        token,
-        listed,
-        { search, page, perPage: PER_PAGE },
-        undefined,
-        trends,
-      ),
-    );
-  });
+  // A part of the list's address given twice (an edited link) counts once: its first value.
+  const firstQueryValues = async (request: FastifyRequest) => {
+    const query = request.query as Record<string, unknown>;
+    for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) query[name] = value[0];
+  };
+  app.get(
+    "/",
+    { schema: { hide: true, querystring: ListQuery }, preValidation: firstQueryValues },
+    async (request, reply) => {
+      const session = await gate.page(request, reply);
+      if (!session) return reply;
+      const search = request.query.q?.trim() || undefined;
+      const asked = Number(request.query.page);
+      const page = Number.isSafeInteger(asked) && asked >= 1 ? asked : 1;
+      const listed = await websites.list(session.user.id, {
+        search,
+        sortBy: "domain_unicode",
+        sort: "asc",
+        perPage: PER_PAGE,
+        page,
+      });
+      const token = await owners.formToken(session.token);
+      const trends = new Map(
+        await Promise.all(
+          listed.items.map(
+            async (website) => [website.id, await visitorTrend(stats, clock, website)] as const,
+          ),
+        ),
+      );
+      return sendHtml(
+        reply,
+        200,
+        homePage(
+          stylesheet,
+          session.user,
+          token,
+          listed,
+          { search, page, perPage: PER_PAGE },
+          undefined,
+          trends,
+        ),
+      );
+    },
+  );
 
   app.get("/websites/new", { schema: { hide: true } }, async (request, reply) => {
     const session = await gate.page(request, reply);

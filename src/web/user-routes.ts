@@ -23,7 +23,8 @@ const Text = (max: number) => Type.Optional(Type.String({ maxLength: max }));
  * (1 MiB) bounds what is read.
  */
 const Typed = Type.Optional(Type.String());
-const UserParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+/** Any text: one that names no user is the users page's "no such user", not a 400. */
+const UserParams = Type.Object({ id: Type.String() });
 /** The list's page a change's form is on (its action says it), where its answer goes back to. */
 const PageQuery = Type.Object({ page: Text(9) });
 const CreateBody = Type.Object({
