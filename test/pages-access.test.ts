@@ -207,6 +207,22 @@ describe("stats page access", () => {
 
     assert.ok(isStats(await get("/secret.example", await signIn("secret.example", { password: PASSWORD }))));
     assert.ok(isStats(await get("/secret.example", await signIn("secret.example", { key: ownerKey }))));
+
+    // The password sent twice (even the right one) is said beside the form, and opens nothing.
+    const twice = await t.app.inject({
+      method: "POST",
+      url: "/secret.example",
+      remoteAddress: freshIp(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams([
+        ["password", PASSWORD],
+        ["password", PASSWORD],
+      ]).toString(),
+    });
+    assert.equal(twice.statusCode, 422, twice.body.slice(0, 300));
+    assert.ok(twice.body.includes('name="password"') && !isStats(twice), "the password form again");
+    assert.match(twice.body, /The password must be given once, not 2 times\./);
+    assert.equal(twice.headers["set-cookie"], undefined);
   });
 
   it("ends every earlier cookie when the password changes or privacy leaves 2", async () => {
@@ -423,7 +439,7 @@ describe("stats page access", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       payload: "password=a&password=b",
     });
-    assert.equal(twoPasswords.statusCode, 400);
+    assert.equal(twoPasswords.statusCode, 422);
     assert.equal(twoPasswords.headers["content-type"], "text/html; charset=utf-8");
     const badJson = await t.app.inject({
       method: "POST",

@@ -15,6 +15,7 @@ import type { StoreFailureLog } from "../store-failure-log.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
 import { DashboardQuerySchema, sendDashboard } from "./dashboard-response.js";
+import { repeatedPart } from "./dashboard-state.js";
 import { fromOwnPage } from "./form-origin.js";
 import { notFoundPage, passwordPage, retryMessage } from "./gate-view.js";
 import { type Html, html } from "./html.js";
@@ -48,6 +49,23 @@ const SignInBody = Type.Object({
   to: Type.Optional(Day),
 });
 const DomainParams = Type.Object({ domain: Type.String() });
+
+/**
+ * Each sign-in form's field sent more than once counts as its first value (no browser sends
+ * one twice), and the request remembers why it cannot be a sign-in if it was the password or
+ * the key: that is said beside the form (422) and counts no attempt, instead of a 400 page.
+ */
+const repeatedSecrets = new WeakMap<FastifyRequest, string>();
+async function firstFormValues(request: FastifyRequest): Promise<void> {
+  if (typeof request.body !== "object" || request.body === null) return;
+  const body = request.body as Record<string, unknown>;
+  for (const [name, value] of Object.entries(body)) {
+    if (!Array.isArray(value) || value.length < 2) continue;
+    body[name] = value[0];
+    if ((name === "password" || name === "key") && !repeatedSecrets.has(request))
+      repeatedSecrets.set(request, repeatedPart(name, value.length));
+  }
+}
 
 type Target =
   | { kind: "elsewhere" }
@@ -156,7 +174,10 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
 
   app.post(
     "/:domain",
-    { schema: { hide: true, params: DomainParams, body: Type.Optional(SignInBody) } },
+    {
+      schema: { hide: true, params: DomainParams, body: Type.Optional(SignInBody) },
+      preValidation: firstFormValues,
+    },
     async (request, reply) => {
       const target = targetOf(request.params.domain, request.url);
       if (target.kind === "elsewhere") return reply.callNotFound();
@@ -170,6 +191,13 @@ export async function pageRoutes(scope: FastifyInstance, options: PageRoutesOpti
       const back = `${gate.action}${gate.from && gate.to ? `?${new URLSearchParams({ from: gate.from, to: gate.to })}` : ""}`;
       if (body.sign_out) {
         return reply.header("set-cookie", accessCookie(request, domain, "", 0)).redirect(gate.action, 303);
+      }
+      const repeated = repeatedSecrets.get(request);
+      if (repeated !== undefined) {
+        const found = await access.resolve(domain, cookieValue(request.headers.cookie));
+        // Open already: nothing to sign in to.
+        if (found.state === "open") return reply.redirect(back, 303);
+        return sendGate(reply, 422, found, { ...gate, error: repeated });
       }
       const result = await access.signIn(domain, request.ip, { password: body.password, key: body.key });
       if (result.state === "granted") {
