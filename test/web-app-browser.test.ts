@@ -351,6 +351,9 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
         await page.click(".owner-links a:last-child");
         await page.waitForSelector("#snippet");
         await look(page, `website-${width}-${scheme}`);
+        // The whole snippet shows, however it wraps: nothing to scroll inside its box.
+        const snippetBox = await page.$eval("#snippet", (box) => [box.scrollHeight, box.clientHeight]);
+        assert.ok((snippetBox[0] ?? 0) <= (snippetBox[1] ?? 0), `the snippet fits its box: ${snippetBox}`);
         await page.click('a[href="/account/keys"]');
         await page.fill("#f-name", `Dashboard on the office wall ${width} ${scheme} ${"x".repeat(60)}`);
         await page.check("#f-access-read");

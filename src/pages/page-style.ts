@@ -169,7 +169,9 @@ select, textarea {
   border-radius: 8px; padding: 6px 10px; min-height: 36px; max-width: 100%;
 }
 textarea { resize: vertical; }
-.snippet { width: 100%; font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+/* As tall as the snippet wherever it wraps (a phone's width took 5 of its 4 rows); browsers
+   without field-sizing keep the rows the markup gives. */
+.snippet { width: 100%; font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; field-sizing: content; }
 fieldset { border: 0; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; min-width: 0; }
 legend { font-weight: 600; font-size: .9rem; padding: 0; margin-bottom: 4px; }
 .check { display: flex; gap: 8px; align-items: flex-start; }

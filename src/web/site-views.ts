@@ -239,7 +239,7 @@ ${formNotices(state)}
 <h2>Tracking snippet</h2>
 <p>Put this in every page of the website, in its <code>&lt;head&gt;</code>:</p>
 <label for="snippet" class="visually-hidden">Tracking snippet</label>
-<textarea id="snippet" class="snippet" rows="4" readonly spellcheck="false">${snippet}</textarea>
+<textarea id="snippet" class="snippet" rows="5" readonly spellcheck="false">${snippet}</textarea>
 ${installationNotice(check)}
 <h2>Settings</h2>
 <form method="post" action="/websites/${website.id}" novalidate>
