@@ -145,14 +145,21 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
     await context.close();
   });
 
-  it("adds a website through its form, changes a setting and deletes it after confirming", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  /** A new browser context at `width` px, signed in as the owner, on the websites list. */
+  async function signedInPage(width: number, height: number) {
+    const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
     const violations = watchPolicy(page);
     await page.goto(`${base}/sign-in`);
     await page.fill("#f-email", EMAIL);
     await page.fill("#f-password", PASSWORD);
     await page.click('button[type="submit"]');
+    await page.waitForSelector(".sites");
+    return { context, page, violations };
+  }
+
+  it("adds a website through its form, changes a setting and deletes it after confirming", async () => {
+    const { context, page, violations } = await signedInPage(1280, 900);
     await page.click("a.button[href='/websites/new']");
     await page.fill("#f-domain", "https://www.Browser-Added.example/");
     await page.selectOption("#f-timezone", "America/New_York");
@@ -180,14 +187,7 @@ describe("web app accounts in a real browser", { skip: missing ?? false }, () =>
   });
 
   it("shows a long wrong line of the website form beside its field, within a phone's width", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    const violations = watchPolicy(page);
-    await page.goto(`${base}/sign-in`);
-    await page.fill("#f-email", EMAIL);
-    await page.fill("#f-password", PASSWORD);
-    await page.click('button[type="submit"]');
-    await page.waitForSelector(".sites");
+    const { context, page, violations } = await signedInPage(390, 844);
     await page.goto(`${base}/websites/new`);
     await page.fill("#f-domain", "long-lines.example");
     // A pasted URL and a long number: each message quotes the line, one word of 60 characters.
