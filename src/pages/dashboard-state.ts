@@ -59,6 +59,23 @@ export function repeatedPart(name: string, times: number): string {
   return `The ${name.replace(/_/g, " ")} must be given once, not ${times} times.`;
 }
 
+/**
+ * Cuts, in place, each part of a form body or query that was given more than once (a list,
+ * which only a crafted request sends) to its first value, and returns those parts with how
+ * many times each was given. A list of one or none comes from JSON, no form: left alone.
+ */
+export function firstValuesOf(parts: unknown): Map<string, number> {
+  const times = new Map<string, number>();
+  if (typeof parts !== "object" || parts === null) return times;
+  const record = parts as Record<string, unknown>;
+  for (const [name, value] of Object.entries(record)) {
+    if (!Array.isArray(value) || value.length < 2) continue;
+    record[name] = value[0];
+    times.set(name, value.length);
+  }
+  return times;
+}
+
 /** The query's parts given once; each repeated one is left out (its default) and said why in `errors`. */
 function singleParts(query: DashboardQuery, errors: string[]): DashboardParts & { repeated: Set<string> } {
   const parts: DashboardParts = {};

@@ -15,7 +15,7 @@ import type { StoreFailureLog } from "../store-failure-log.js";
 import { normaliseDomain } from "../websites/domain-name.js";
 import { ACCESS_COOKIE, cookieValue } from "./access-cookie.js";
 import { DashboardQuerySchema, sendDashboard } from "./dashboard-response.js";
-import { repeatedPart } from "./dashboard-state.js";
+import { firstValuesOf, repeatedPart } from "./dashboard-state.js";
 import { fromOwnPage } from "./form-origin.js";
 import { notFoundPage, passwordPage, retryMessage } from "./gate-view.js";
 import { type Html, html } from "./html.js";
@@ -57,14 +57,9 @@ const DomainParams = Type.Object({ domain: Type.String() });
  */
 const repeatedSecrets = new WeakMap<FastifyRequest, string>();
 async function firstFormValues(request: FastifyRequest): Promise<void> {
-  if (typeof request.body !== "object" || request.body === null) return;
-  const body = request.body as Record<string, unknown>;
-  for (const [name, value] of Object.entries(body)) {
-    if (!Array.isArray(value) || value.length < 2) continue;
-    body[name] = value[0];
+  for (const [name, times] of firstValuesOf(request.body))
     if ((name === "password" || name === "key") && !repeatedSecrets.has(request))
-      repeatedSecrets.set(request, repeatedPart(name, value.length));
-  }
+      repeatedSecrets.set(request, repeatedPart(name, times));
 }
 
 type Target =

@@ -10,6 +10,7 @@ import { Type } from "typebox";
 import { requestOrigin } from "../api/request-origin.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../errors.js";
 import { DashboardQuerySchema, sendDashboard } from "../pages/dashboard-response.js";
+import { firstValuesOf } from "../pages/dashboard-state.js";
 import { html } from "../pages/html.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { Flag, Privacy } from "../storage/ports.js";
@@ -135,8 +136,7 @@ export function siteRoutes(scope: FastifyInstance, options: WebAppOptions): void
 
   // A part of the list's address given twice (an edited link) counts once: its first value.
   const firstQueryValues = async (request: FastifyRequest) => {
-    const query = request.query as Record<string, unknown>;
-    for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) query[name] = value[0];
+    firstValuesOf(request.query);
   };
   app.get(
     "/",

@@ -11,7 +11,7 @@ import type { TObject } from "typebox";
 import { OWNER_SESSION_SECONDS, type OwnerSessions } from "../accounts/owner-sessions.js";
 import type { FieldErrors } from "../errors.js";
 import { cookieValue } from "../pages/access-cookie.js";
-import { repeatedPart } from "../pages/dashboard-state.js";
+import { firstValuesOf, repeatedPart } from "../pages/dashboard-state.js";
 import { fromOwnPage } from "../pages/form-origin.js";
 import { sendHtml } from "../pages/html-response.js";
 import type { UserRecord } from "../storage/ports.js";
@@ -90,15 +90,8 @@ const repeats = new WeakMap<FastifyRequest, Map<string, number>>();
  * never shown: its first value is the one checked.
  */
 export async function firstValues(request: FastifyRequest): Promise<void> {
-  if (typeof request.body !== "object" || request.body === null) return;
-  const body = request.body as Record<string, unknown>;
-  const times = new Map<string, number>();
-  for (const [name, value] of Object.entries(body)) {
-    // Only a form's repeated field: a list of one or none comes from JSON, no form of the app.
-    if (!Array.isArray(value) || value.length < 2) continue;
-    body[name] = value[0];
-    if (name !== "csrf") times.set(name, value.length);
-  }
+  const times = firstValuesOf(request.body);
+  times.delete("csrf");
   if (times.size > 0) repeats.set(request, times);
 }
 
