@@ -229,6 +229,16 @@ button.danger, a.button.danger { background: var(--bad); border-color: var(--bad
 .owner-links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0 0; font-size: .85rem; }
 .details .links { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 0; font-size: .9rem; }
 .details { margin-top: 12px; }
+/* A list opened in full is where a value is read whole (a phone shows no title): the name
+   wraps onto as many lines as it needs, anywhere inside a long path or URL if it must, its
+   detail follows it or takes a line of its own, and the count stays at the right of the row's
+   first line. The cards above keep one line per value and link here. */
+.details .top td.name .text { flex-wrap: wrap; }
+.details .top td.name .name, .details .top td.name .detail {
+  overflow: visible; text-overflow: clip; white-space: normal; overflow-wrap: anywhere;
+}
+.details .top td.name .detail { flex: 0 1 auto; max-width: 100%; }
+.details .top td.count { vertical-align: top; }
 @media (min-width: 900px) {
   .totals { grid-template-columns: repeat(6, minmax(0, 1fr)); }
 }
