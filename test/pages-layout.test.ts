@@ -1,7 +1,8 @@
 // The stats page's layout in a real browser (Debian Chromium). Long values (a 300-character
 // path, paths, campaigns and events with and without spaces, a long referrer host, a long
 // city and a 253-character domain) neither widen the page nor push a count out of its card;
-// the chart has as many points as its range calls for, and its dates fit under it.
+// the chart has as many points as its range calls for, and its dates fit under it. A list
+// opened in full shows each long value whole, wrapped onto as many lines as it needs.
 // Screenshots at phone and desktop widths, light and dark, go to test-output/pages/.
 
 import assert from "node:assert/strict";
@@ -79,6 +80,57 @@ const MEASURE = `(() => {
     headingFits: heading.scrollWidth <= heading.clientWidth,
     domainLines: Math.round(domain.clientHeight / parseFloat(getComputedStyle(domain).lineHeight)),
     domainTitle: domain.title,
+  };
+})()`;
+
+/** How a list opened in full shows its values, measured in the browser. */
+interface FullList {
+  scrollWidth: number;
+  innerWidth: number;
+  /** Labels (name or detail) that are cut: wider inside than their box, or outside their cell. */
+  clipped: string[];
+  /** Count cells that are cut, outside the card, or not at the card's right. */
+  countsHidden: string[];
+  /** Texts of the rows' names, as the page holds them. */
+  names: string[];
+  /** Lines the tallest name takes. */
+  mostLines: number;
+}
+
+const MEASURE_FULL_LIST = `(() => {
+  const card = document.querySelector(".card.details");
+  const cardBox = card.getBoundingClientRect();
+  const clipped = [];
+  const countsHidden = [];
+  const rights = [];
+  let mostLines = 0;
+  for (const row of card.querySelectorAll("tr[data-value]")) {
+    const cell = row.querySelector("td.name").getBoundingClientRect();
+    for (const label of row.querySelectorAll("td.name .name, td.name .detail")) {
+      const box = label.getBoundingClientRect();
+      const inside =
+        box.left >= cell.left - 0.5 && box.right <= cell.right + 0.5 &&
+        box.top >= cell.top - 0.5 && box.bottom <= cell.bottom + 0.5 && box.width > 0;
+      if (label.scrollWidth > label.clientWidth || label.scrollHeight > label.clientHeight || !inside)
+        clipped.push(label.textContent);
+      if (label.classList.contains("name"))
+        mostLines = Math.max(mostLines, Math.round(box.height / parseFloat(getComputedStyle(label).lineHeight)));
+    }
+    const count = row.querySelector("td.count");
+    const box = count.getBoundingClientRect();
+    if (count.scrollWidth > count.clientWidth || box.width === 0 || box.left < cardBox.left ||
+        box.right > cardBox.right + 0.5)
+      countsHidden.push(count.textContent);
+    rights.push(box.right);
+  }
+  if (new Set(rights.map(Math.round)).size > 1) countsHidden.push("counts end at " + rights.join(", "));
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    clipped,
+    countsHidden,
+    names: [...card.querySelectorAll("tr[data-value] td.name .name")].map((name) => name.textContent),
+    mostLines,
   };
 })()`;
 
@@ -169,6 +221,54 @@ describe("stats page layout in a real browser", { skip: missing ?? false }, () =
         assert.ok(layout.headingFits, "the domain fits the heading");
         assert.ok(layout.domainLines <= 3, `the domain takes ${layout.domainLines} lines`);
         assert.equal(layout.domainTitle, DOMAIN);
+        await context.close();
+      });
+    }
+  }
+
+  for (const width of [390, 1280]) {
+    for (const scheme of ["light", "dark"] as const) {
+      it(`shows long values whole in a list opened in full at ${width}px in ${scheme} mode`, async () => {
+        const context = await browser.newContext({
+          viewport: { width, height: width < 600 ? 844 : 900 },
+          colorScheme: scheme,
+          deviceScaleFactor: width < 600 ? 2 : 1,
+        });
+        const page = await context.newPage();
+        for (const [stat, text] of [
+          ["page", LONG_PATH],
+          ["referrer", `${"very-long-referring-host-name-".repeat(4)}example.org`],
+          ["campaign", "NoSpacesInThisCampaignName".repeat(8)],
+          ["event", "x".repeat(200)],
+          ["city", "Santo Cristo (Cidade Universitaria"],
+        ] as const) {
+          const response = await page.goto(`${base}/${DOMAIN}?from=2026-04-01&to=2026-04-10&details=${stat}`);
+          assert.equal(response?.status(), 200);
+          await page.screenshot({
+            path: `${OUTPUT}full-list-${stat}-${width}-${scheme}.png`,
+            fullPage: true,
+          });
+          const list = await page.evaluate<FullList>(MEASURE_FULL_LIST);
+          assert.ok(
+            list.names.some((name) => name.includes(text)),
+            `the ${stat} list shows its long value`,
+          );
+          assert.deepEqual(list.clipped, [], `no ${stat} is cut`);
+          // On a desktop the shorter of them fit one line; the 300-character path does not.
+          if (width < 600 || stat === "page")
+            assert.ok(list.mostLines >= 2, `the longest ${stat} wraps (${list.mostLines} lines)`);
+          assert.deepEqual(list.countsHidden, [], `every ${stat} count is whole, at the card's right`);
+          assert.ok(
+            list.scrollWidth <= list.innerWidth,
+            `the ${stat} list is ${list.scrollWidth - list.innerWidth}px wider than the window`,
+          );
+        }
+        // A wrapped value is still the link that filters by it, from the keyboard too.
+        await page.goto(`${base}/${DOMAIN}?from=2026-04-01&to=2026-04-10&details=page`);
+        await page.locator(`#details-page tr[data-value="${LONG_PATH}"] a.text`).focus();
+        await page.keyboard.press("Enter");
+        await page.waitForURL(/filters=page/);
+        assert.match((await page.locator(".chip .chip-text").textContent()) ?? "", /^Page is \/x{299}/);
         await context.close();
       });
     }
