@@ -156,7 +156,13 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const geo = new IndexedGeoLookup(geoIndexFile, (error) =>
     notice("error", { err: error }, `no geolocation: its index cannot be read or written (${String(error)})`),
   );
-  const directory = new WebsiteDirectory(metadata.websites, clock);
+  const storeFailures = new StoreFailureLog(notice);
+  // A refresh that fails leaves the host's last answer in use; an outage is told once.
+  const directory = new WebsiteDirectory(metadata.websites, clock, (error) =>
+    error instanceof StoreUnavailableError
+      ? storeFailures.refused(error)
+      : notice("warn", { err: error }, `a website could not be looked up again; retried (${String(error)})`),
+  );
   const visitors = new VisitorHasher(metadata.salts, clock);
   const pipeline = new IngestPipeline({
     directory,
@@ -182,7 +188,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
     ...(options.onBackPressure ? { onBackPressure: options.onBackPressure } : {}),
   });
   outages = new OutageLog(notice, buffer.maxBacklog);
-  const storeFailures = new StoreFailureLog(notice);
   const drops = new DropCounter(metadata.drops, {
     // The metadata store's outage is told once (storeFailures), not every 5 seconds.
     onError: (error) =>

@@ -2,12 +2,12 @@
 // inject tests) and the raw fast path (fast-collect.ts): read the payload, apply the
 // per-address allowance, screen the hit, buffer a kept one (enriched when its batch is
 // written), and say why a hit was dropped. The payload is checked here by hand, once, so
-// both paths read it alike. The answer comes without waiting whenever the hit's website is
-// cached, which is every hit but the first of a site every few seconds, unless the write
-// buffer is backed up (it then answers when a write ends: back-pressure). While the event
-// store cannot take writes, a hit the full buffer refuses is dropped as `unavailable`: it
-// is never acknowledged as recorded; so is one whose website cannot be looked up while the
-// metadata store cannot answer. A dropped hit whose website is known is counted for it
+// both paths read it alike. The answer comes without waiting for every hit but those of a
+// host this server has never looked up (website-directory.ts), unless the write buffer is
+// backed up (it then answers when a write ends: back-pressure). While the event store
+// cannot take writes, a hit the full buffer refuses is dropped as `unavailable`: it is
+// never acknowledged as recorded; so is one of a host never looked up while the metadata
+// store cannot answer. A dropped hit whose website is known is counted for it
 // (drop-counter.ts), so its owner can see afterwards what was kept out and why.
 
 import type { Clock } from "../clock.js";
@@ -64,7 +64,7 @@ export class CollectEndpoint {
     if (!payload) return "invalid";
     const now = this.clock.now();
     if (!this.limiter.allow(context.ip, now.getTime())) {
-      const website = this.drops && this.pipeline.cachedWebsite(payload.page);
+      const website = this.drops && this.pipeline.knownWebsite(payload.page);
       if (website) this.drops?.count(website, "rate_limited", now.getTime());
       return "rate_limited";
     }
@@ -83,20 +83,19 @@ export class CollectEndpoint {
     if (!(screening instanceof Promise)) return this.keep(screening);
     return screening.then(
       (s) => this.keep(s),
-      (error: unknown) => this.notLookedUp(error, payload.page, now.getTime()),
+      (error: unknown) => this.notLookedUp(error),
     );
   }
 
   /**
-   * The hit's website could not be looked up: while the metadata store cannot answer, the
-   * hit is dropped as `unavailable` (a tracker does not retry, so a 500 would say nothing
-   * more), and counted if its website was looked up before. Any other error goes on.
+   * The hit's host, never looked up before, could not be looked up: while the metadata
+   * store cannot answer, the hit is dropped as `unavailable` (a tracker does not retry, so a
+   * 500 would say nothing more); no website can be named to count it for. Any other error
+   * goes on.
    */
-  private notLookedUp(error: unknown, page: string, at: number): "unavailable" {
+  private notLookedUp(error: unknown): "unavailable" {
     if (!(error instanceof StoreUnavailableError)) throw error;
     this.storeFailures?.refused(error);
-    const website = this.drops && this.pipeline.lastKnownWebsite(page);
-    if (website) this.drops?.count(website, "unavailable", at);
     return "unavailable";
   }
 

@@ -25,7 +25,7 @@ const visitors = new GivenSaltsHasher();
 const preparer = new ImportPreparer(
   new IngestPipeline({
     // Imports name their websites; this thread resolves no hosts.
-    directory: { cached: () => null, byHost: async () => null, lastKnown: () => null },
+    directory: { known: () => null, lookUp: async () => null, lastKnown: () => null },
     userAgents: new UserAgentClassifier(),
     geo: new IndexedGeoLookup(async () => {
       if (data.geoIndex === null) throw new Error("no geolocation index"); // the requesting thread said why

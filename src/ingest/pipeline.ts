@@ -30,7 +30,7 @@ const STEP_HITS = 256;
 
 export interface PipelineParts {
   /** Page hosts to websites (only public hits are resolved by host). */
-  directory: Pick<WebsiteDirectory, "cached" | "byHost" | "lastKnown">;
+  directory: Pick<WebsiteDirectory, "known" | "lookUp" | "lastKnown">;
   userAgents: UserAgentClassifier;
   geo: GeoLookup;
   visitors: VisitorIds;
@@ -81,30 +81,22 @@ const dropped = (reason: DropReason, website: TrackedWebsite | null = null): Scr
 export class IngestPipeline {
   constructor(private readonly parts: PipelineParts) {}
 
-  /** A hit from the public endpoint, whose website is the page's host; waits only to look a host up. */
+  /** A hit from the public endpoint, whose website is the page's host; waits only to look a new host up. */
   screenPublic(hit: Hit): Screening | Promise<Screening> {
     const url = parsePageUrl(hit.page);
     if (!url) return dropped("invalid");
     const host = websiteHost(url);
-    const cached = this.parts.directory.cached(host);
-    if (cached !== undefined) return this.screenFor(hit, cached, url);
-    return this.parts.directory.byHost(host).then((website) => this.screenFor(hit, website, url));
+    const known = this.parts.directory.known(host);
+    if (known !== undefined) return this.screenFor(hit, known, url);
+    return this.parts.directory.lookUp(host).then((website) => this.screenFor(hit, website, url));
   }
 
   /**
-   * The website of a page URL if it is in the directory's cache, without looking it up: what
-   * a hit refused before screening (rate limited) is counted for, at no cost to a flood.
+   * The website of a page URL as last looked up, without looking it up (null when unknown
+   * or never looked up): what a hit refused before screening (rate limited) is counted for,
+   * at no cost to a flood.
    */
-  cachedWebsite(page: string): TrackedWebsite | null {
-    const url = parsePageUrl(page);
-    return url ? (this.parts.directory.cached(websiteHost(url)) ?? null) : null;
-  }
-
-  /**
-   * The website of a page URL as last looked up, however long ago (null when unknown or
-   * never looked up): what a hit is counted for when its website cannot be looked up again.
-   */
-  lastKnownWebsite(page: string): TrackedWebsite | null {
+  knownWebsite(page: string): TrackedWebsite | null {
     const url = parsePageUrl(page);
     return url ? this.parts.directory.lastKnown(websiteHost(url)) : null;
   }

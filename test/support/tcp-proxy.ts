@@ -1,12 +1,15 @@
 // Forwards TCP connections to a server (a database, a ClickHouse node), so a test can cut it
 // off and bring it back on the same port: closing the proxy drops every open connection and
-// refuses new ones, as a stopped server does.
+// refuses new ones, as a stopped server does; black-holing it accepts connections and
+// answers nothing, as a server behind a dropped route, so a client waits for its own timeout.
 
 import net from "node:net";
 
 export class TcpProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  private readonly holding = new Set<net.Socket>();
+  private blackHoled = false;
 
   constructor(
     private readonly host: string,
@@ -16,6 +19,12 @@ export class TcpProxy {
   /** Listens on `port` of 127.0.0.1 (0: any free one); gives the port. */
   async listen(port: number): Promise<number> {
     const server = net.createServer((client) => {
+      if (this.blackHoled) {
+        this.holding.add(client);
+        client.on("close", () => this.holding.delete(client));
+        client.on("error", () => undefined);
+        return;
+      }
       const upstream = net.connect(this.port, this.host);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -31,9 +40,27 @@ export class TcpProxy {
     return (server.address() as net.AddressInfo).port;
   }
 
+  /** From now on, connections are accepted and held unanswered; the open ones are dropped. */
+  blackHole(): void {
+    this.blackHoled = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Connections held unanswered now. */
+  get held(): number {
+    return this.holding.size;
+  }
+
+  /** Forwards new connections again, dropping the held ones. */
+  restore(): void {
+    this.blackHoled = false;
+    for (const socket of this.holding) socket.destroy();
+  }
+
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
+    this.restore();
     for (const socket of this.sockets) socket.destroy();
     if (server) await new Promise((resolve) => server.close(resolve));
   }
