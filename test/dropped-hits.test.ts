@@ -170,6 +170,33 @@ describe("dropped hits, per website, day and reason", () => {
     assert.deepEqual(await t.container.metadata.drops.read(gone, "2026-01-01", "2026-12-31"), []);
     assert.equal((await dropped(shop, "2026-03-02", "2026-03-02")).json().data.totals.bot, 2);
   });
+
+  it("adds a write of many counts all or nothing, so the retry of a failed one adds each once", async () => {
+    // 600 days of counts take two statements; the second fails (a reason the table refuses,
+    // standing for a connection lost half way), so the write fails and is retried whole.
+    const counts: DropCount[] = Array.from({ length: 600 }, (_, i) => ({
+      websiteId: other,
+      day: new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10),
+      reason: "bot",
+      count: 1,
+    }));
+    const broken = counts.map((count, i) =>
+      i === 550 ? { ...count, reason: null as unknown as string } : count,
+    );
+    await assert.rejects(t.container.metadata.drops.add(broken));
+    assert.deepEqual(
+      await t.container.metadata.drops.read(other, "2024-01-01", "2025-12-31"),
+      [],
+      "nothing of the failed write",
+    );
+    await t.container.metadata.drops.add(counts);
+    const read = await t.container.metadata.drops.read(other, "2024-01-01", "2025-12-31");
+    assert.equal(read.length, 600);
+    assert.ok(
+      read.every((count) => count.count === 1),
+      "each day counted once",
+    );
+  });
 });
 
 describe("referrer spam", () => {

@@ -23,17 +23,21 @@ export class RelationalDropRepository implements DropRepository {
     const rows = counts
       .filter((count) => existing.has(count.websiteId))
       .map(({ websiteId, day, reason, count }) => ({ website_id: websiteId, day, reason, count }));
-    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-      await this.db
-        .insertInto("dropped_hits")
-        .values(rows.slice(start, start + ROWS_PER_STATEMENT))
-        .onConflict((conflict) =>
-          conflict.columns(["website_id", "day", "reason"]).doUpdateSet((eb) => ({
-            count: eb(eb.ref("dropped_hits.count"), "+", eb.ref("excluded.count")),
-          })),
-        )
-        .execute();
-    }
+    // All or nothing: the counter keeps every count of a failed write for the next, so a
+    // write that stopped half way would add its first statements twice.
+    await this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto("dropped_hits")
+          .values(rows.slice(start, start + ROWS_PER_STATEMENT))
+          .onConflict((conflict) =>
+            conflict.columns(["website_id", "day", "reason"]).doUpdateSet((eb) => ({
+              count: eb(eb.ref("dropped_hits.count"), "+", eb.ref("excluded.count")),
+            })),
+          )
+          .execute();
+      }
+    });
   }
 
   async read(websiteId: number, from: string, to: string): Promise<DropCount[]> {
