@@ -20,6 +20,17 @@ export function codeUnits(text: string): number {
 }
 
 /**
+ * The characters of a text as a minimum counts them, one per code point: a password of four
+ * emoji is 8 code units but 4 characters (NIST SP 800-63B counts code points). No form
+ * field sets a minlength, so no browser counts it otherwise.
+ */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/**
  * Whether a text holds a control character (U+0000-U+001F, U+007F): no email, name or key
  * name may, and PostgreSQL cannot store a NUL at all (it answered such a name with a 500).
  */

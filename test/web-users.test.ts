@@ -263,6 +263,8 @@ describe("web app users", () => {
       ).exec(body)?.[0] ?? "";
     const cases: [string, string][] = [
       ["short", "The password must be at least 8 characters."],
+      // 8 UTF-16 code units, 4 characters: the minimum counts characters.
+      ["🔑🔐🔒🔓", "The password must be at least 8 characters."],
       [
         "p".repeat(129),
         "The password must not be greater than 128 characters (UTF-16 code units: an emoji counts as 2 or more).",

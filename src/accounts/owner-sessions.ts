@@ -12,7 +12,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { type FieldErrors, ValidationError } from "../errors.js";
-import { codeUnits, hasControlCharacter, tooLong } from "../field-rule.js";
+import { codePoints, codeUnits, hasControlCharacter, tooLong } from "../field-rule.js";
 import type { AttemptLimiter } from "../sign-in/attempt-limiter.js";
 import type { SecretRepository, SessionRepository, UserRecord, UserRepository } from "../storage/ports.js";
 import { type PasswordHasher, PasswordsBusyError } from "../websites/password-hasher.js";
@@ -64,7 +64,8 @@ export function newSetupCode(): string {
 
 /** What is wrong with a new password (nothing: an empty list). */
 export function passwordProblems(password: string): string[] {
-  if (password.length < PASSWORD_MIN) return [`The password must be at least ${PASSWORD_MIN} characters.`];
+  if (codePoints(password) < PASSWORD_MIN)
+    return [`The password must be at least ${PASSWORD_MIN} characters.`];
   if (codeUnits(password) > PASSWORD_MAX) return [tooLong("password", PASSWORD_MAX)];
   return [];
 }
