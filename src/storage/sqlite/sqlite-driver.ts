@@ -7,6 +7,14 @@ import type { SqliteDatabase, SqliteStatement } from "kysely";
 import { StoreUnavailableError } from "../../errors.js";
 import { sqliteFileFailure } from "./sqlite-failures.js";
 
+/** A ROLLBACK of a transaction SQLite has ended already: nothing to do. */
+const ENDED_ALREADY: SqliteStatement = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 /** `database` as Kysely's SqliteDialect uses it; closing this closes `database`. */
 export function kyselySqliteDatabase(database: DatabaseSyncInstance, file: string): SqliteDatabase {
   const translated = <T>(work: () => T): T => {
@@ -32,6 +40,10 @@ export function kyselySqliteDatabase(database: DatabaseSyncInstance, file: strin
       database.close();
     },
     prepare(sql: string): SqliteStatement {
+      // SQLite ends a transaction itself on some failures (SQLITE_FULL, SQLITE_IOERR); Kysely
+      // still sends ROLLBACK, whose "cannot rollback - no transaction is active" would then
+      // be thrown instead of the failure (a full disk logged as that, every retry).
+      if (sql === "rollback" && !database.isTransaction) return ENDED_ALREADY;
       const statement = translated(() => database.prepare(sql));
       return {
         // A statement that gives columns gives rows (a SELECT, an INSERT ... RETURNING).
