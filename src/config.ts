@@ -348,7 +348,7 @@ export const SETTINGS: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     default: "",
     parse: clickhouseUrls,
     description:
-      "Events in ClickHouse instead of the embedded store: the HTTP URL of the server, or the comma-separated URLs of every node of a cluster, each once (`migrate` creates the tables on each, and with `serve` refuses a list that leaves out a node of `ANALYTICS_CLICKHOUSE_CLUSTER` or names one twice). A path names the database (default `analytics`); `user:password@` gives credentials.",
+      "Events in ClickHouse instead of the embedded store: the HTTP URL of the server, or the comma-separated URLs of every node of a cluster, each once (`migrate` creates the tables on each; it, `serve` and the commands that read or write events refuse a list that leaves out a node of `ANALYTICS_CLICKHOUSE_CLUSTER` or names one twice). A path names the database (default `analytics`); `user:password@` gives credentials.",
   },
   clickhouseCluster: {
     env: "ANALYTICS_CLICKHOUSE_CLUSTER",

@@ -1,6 +1,6 @@
 // ANALYTICS_CLICKHOUSE_URL against the cluster as ClickHouse reports it (system.clusters):
-// a list that leaves a shard out, or names one twice, is refused by `migrate` and `serve`
-// in one line (exit 2) before anything is created, since the tables would exist on some
+// a list that leaves a shard out, or names one twice, is refused by `migrate`, `serve`
+// and the commands that read or write events, in one line (exit 2) before anything is done, since the tables would exist on some
 // shards only while the Distributed tables read and write all of them. Needs a cluster of
 // two shards or more (.ci/run's).
 
@@ -83,6 +83,25 @@ describe("ClickHouse URLs against the cluster's nodes", { skip: missing ?? false
       const whole = runCli(["migrate", "--data-dir", dataDir], provisioned.env);
       assert.equal(whole.status, 0, whole.stderr);
       assert.match(whole.stdout, new RegExp(`Event store in ClickHouse \\(${CLICKHOUSE_URLS.length} node`));
+
+      // The commands that read or write events check the list too, before they do: a
+      // rebuild would fold the listed nodes alone.
+      const exported = runCli(["export", "--data-dir", dataDir], provisioned.env);
+      assert.equal(exported.status, 0, exported.stderr);
+      const file = `${dataDir}/events.ndjson`;
+      fs.writeFileSync(file, exported.stdout);
+      for (const command of [["aggregates", "rebuild"], ["export"], ["import", "--file", file]]) {
+        const partial = runCli([...command, "--data-dir", dataDir], env([first]));
+        assert.equal(partial.status, 2, `${command.join(" ")}: ${partial.stdout}${partial.stderr}`);
+        assert.match(
+          partial.stderr,
+          /^ANALYTICS_CLICKHOUSE_URL lists no node of shard \d+ of cluster \w+ \(.+\)[^\n]*\n$/,
+          command.join(" "),
+        );
+        assert.equal(partial.stdout, "", `${command.join(" ")}: nothing written`);
+        const fine = runCli([...command, "--data-dir", dataDir], provisioned.env);
+        assert.equal(fine.status, 0, `${command.join(" ")}: ${fine.stderr}`);
+      }
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
       await provisioned.dispose();

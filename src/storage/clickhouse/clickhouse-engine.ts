@@ -31,6 +31,16 @@ export const clickHouseEngine: EventEngine = {
     );
     // The first round comes a fold interval after opening, once the server has migrated.
     if (options.upkeep) store.folder.start((error) => options.onUpkeepError?.(error));
+    // A server migrates, which checks the list first; a command (import, export, a rebuild,
+    // which folds the listed nodes alone) checks it here, before it reads or writes.
+    else {
+      try {
+        await store.checkNodes();
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+    }
     return store;
   },
 

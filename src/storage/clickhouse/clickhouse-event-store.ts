@@ -83,7 +83,7 @@ export class ClickHouseEventStore implements EventStore {
   /** Creates the database and applies the migrations on every node, then the Distributed tables. */
   migrate(): Promise<void> {
     return this.serialised(async () => {
-      if (this.nodes.cluster) await this.checkCluster(this.nodes.cluster);
+      await this.checkNodes();
       await this.nodes.onEveryNode(async (node) => {
         await node.command(sql`CREATE DATABASE IF NOT EXISTS ${this.db}`);
         await node.command(
@@ -333,7 +333,9 @@ export class ClickHouseEventStore implements EventStore {
    * remote_servers names nodes by their native port, not the HTTP one listed, so each node
    * says which of them it is (is_local, which 18.16 has too).
    */
-  private async checkCluster(cluster: Sql): Promise<void> {
+  async checkNodes(): Promise<void> {
+    const cluster = this.nodes.cluster;
+    if (!cluster) return;
     const views = await this.nodes.onEachNode(async (node) => ({
       url: node.url,
       replicas: await node.query<ClusterReplica>(
