@@ -38,7 +38,10 @@ describe("the SQLite driver", () => {
       );
       assert.deepEqual(await db.selectFrom("t").selectAll().execute(), [], "a transaction still rolled back");
       await db.transaction().execute((trx) => trx.insertInto("t").values({ n: 3 }).execute());
-      assert.deepEqual((await db.selectFrom("t").selectAll().execute()).map((row) => row.n), [3]);
+      assert.deepEqual(
+        (await db.selectFrom("t").selectAll().execute()).map((row) => row.n),
+        [3],
+      );
     } finally {
       await db.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
