@@ -291,6 +291,38 @@ describe("the metadata store unreachable (PostgreSQL)", () => {
   });
 });
 
+describe("the metadata store that stops answering (PostgreSQL)", () => {
+  // A store that hangs the server fails here rather than hanging the suite.
+  it("answers 503 once a statement waits 5 seconds, on open connections too, and recovers", {
+    timeout: 60_000,
+  }, async (t) => {
+    if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
+    const { proxy, app, logged, key, close } = await behindClosableProxy(TEST_DATABASE_URL, {});
+    try {
+      assert.equal((await app.call(key, { url: "/api/v1/websites" })).statusCode, 200);
+      proxy.stall(); // the pool's open connections carry nothing more, new ones get no answer
+      assert.ok(proxy.held > 0, "an open connection is stalled");
+      assert.deepEqual((await app.app.inject({ url: "/healthz" })).json(), { status: "unavailable" });
+      const stalled = await app.call(key, { url: "/api/v1/websites" });
+      assert.equal(stalled.statusCode, 503, stalled.body);
+      assert.deepEqual(stalled.json(), METADATA_STORE_UNAVAILABLE);
+      const told = logged.filter(({ message }) => /metadata store/.test(message));
+      assert.equal(told.length, 1, JSON.stringify(logged.map((l) => l.message)));
+      assert.match(
+        String(((told[0] as Logged).details.err as Error).message),
+        /: no answer in time\.$|: connection timed out\.$/,
+      );
+
+      proxy.restore();
+      const back = await app.call(key, { url: "/api/v1/websites" });
+      assert.equal(back.statusCode, 200, `recovers without a restart: ${back.body}`);
+      assert.equal((await app.app.inject({ url: "/healthz" })).statusCode, 200);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe("hits while the metadata store is unreachable (PostgreSQL)", () => {
   it("are recorded for every host looked up before, dropped as unavailable for a new one, and never wait for it", async (t) => {
     if (skipWithoutPostgres(t) || !TEST_DATABASE_URL) return;
@@ -391,6 +423,7 @@ describe("PostgreSQL errors", () => {
         "connection lost",
       ],
       [errorWith(undefined, "timeout exceeded when trying to connect"), "connection timed out"],
+      [errorWith(undefined, "Query read timeout"), "no answer in time"],
     ];
     for (const [error, why] of unavailable) {
       assert.equal(

@@ -40,13 +40,27 @@ export class TcpProxy {
     return (server.address() as net.AddressInfo).port;
   }
 
+  /**
+   * A route that drops every packet: the open connections stop carrying anything (their
+   * sockets stay open) and new ones are accepted and held unanswered.
+   */
+  stall(): void {
+    this.blackHoled = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+      this.holding.add(socket);
+      socket.once("close", () => this.holding.delete(socket));
+    }
+  }
+
   /** From now on, connections are accepted and held unanswered; the open ones are dropped. */
   blackHole(): void {
     this.blackHoled = true;
     for (const socket of this.sockets) socket.destroy();
   }
 
-  /** Connections held unanswered now. */
+  /** Connections held unanswered now (those stalled included). */
   get held(): number {
     return this.holding.size;
   }

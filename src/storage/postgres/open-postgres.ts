@@ -19,6 +19,14 @@ import { postgresUnavailable, translatedPool } from "./postgres-failures.js";
 const POOL_SIZE = 10;
 /** A server that does not answer within this is reported down (health check, start-up). */
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A statement given no answer within this fails as the server being unavailable (503), and
+ * its connection is closed: a server that stops answering on an open connection (a cut
+ * route, a stopped process) held every request, /healthz too, for as long as it lasted.
+ * Every statement of this store is a short one (the longest, a migration step or a copy's
+ * batch of 500 rows, takes milliseconds).
+ */
+const STATEMENT_TIMEOUT_MS = 5_000;
 
 export function openPostgresMetadataStore(url: string): RelationalMetadataStore {
   const pg = createRequire(import.meta.url)("pg") as typeof pgModule;
@@ -26,6 +34,7 @@ export function openPostgresMetadataStore(url: string): RelationalMetadataStore 
     connectionString: url,
     max: POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS,
     application_name: "analytics",
     // bigint ids and counts as numbers (ids stay below 2^31), so rows read as SQLite's do.
     types: {

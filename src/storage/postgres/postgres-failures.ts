@@ -50,6 +50,7 @@ export function postgresUnavailable(error: unknown, url: string): string | null 
   }
   if (why === undefined && typeof message === "string") {
     if (/timeout/i.test(message) && /connect/i.test(message)) why = "connection timed out";
+    else if (/^Query read timeout/.test(message)) why = "no answer in time";
     else if (ENDED.test(message)) why = "connection lost";
   }
   if (why === undefined) return null;
