@@ -166,7 +166,9 @@ for (const engine of CLICKHOUSE_ENGINES) {
       for (const cleanup of cleanups.reverse()) await cleanup();
     });
 
-    it("answers 503 with the fixed sentence, and logs ClickHouse's error once", async (t) => {
+    it("answers 503 with the fixed sentence, and logs ClickHouse's error once", {
+      timeout: 120_000,
+    }, async (t) => {
       if (engine.skip) return t.skip(engine.skip);
       const provisioned = await provisionClickHouse(engine);
       cleanups.push(() => provisioned.dispose());
@@ -226,6 +228,24 @@ for (const engine of CLICKHOUSE_ENGINES) {
         const back = await app.call(key, { url: stats });
         if (back.statusCode === 200) break;
         if (i === 20) assert.fail(`still ${back.statusCode} once ClickHouse is back: ${back.body}`);
+        await sleep(100);
+      }
+
+      // A node that stops answering (its connections carry nothing more, as behind a cut
+      // route): /healthz says so within its 5 seconds instead of waiting for it.
+      const [stalled] = proxies as [(typeof proxies)[number]];
+      assert.equal((await app.app.inject({ url: "/healthz" })).statusCode, 200);
+      stalled.proxy.stall();
+      assert.deepEqual((await app.app.inject({ url: "/healthz" })).json(), { status: "unavailable" });
+      await assert.rejects(
+        app.container.events.ping(),
+        /: ClickHouse at http:\/\/127\.0\.0\.1:\d+: no answer within 5000 ms$/,
+      );
+      stalled.proxy.restore();
+      for (let i = 0; ; i++) {
+        const back = await app.app.inject({ url: "/healthz" });
+        if (back.statusCode === 200) break;
+        if (i === 20) assert.fail(`/healthz still ${back.statusCode} once the node answers again`);
         await sleep(100);
       }
     });

@@ -52,6 +52,8 @@ const LOCAL_TABLES = [
 ] as const;
 const MUTATION_POLL_MS = 50;
 const MUTATION_TIMEOUT_MS = 300_000;
+/** A node that does not answer `SELECT 1` within this is down, for /healthz. */
+const PING_TIMEOUT_MS = 5_000;
 
 /** A replica of the cluster as system.clusters lists it (the port is the native one). */
 interface ClusterReplica {
@@ -307,11 +309,11 @@ export class ClickHouseEventStore implements EventStore {
     });
   }
 
-  /** Resolves when every node answers. */
+  /** Resolves when every node answers, each within 5 seconds (a health check must not hang on a stalled node). */
   async ping(): Promise<void> {
-    await this.nodes.onEveryNode(async (node) => {
-      await node.query(sql`SELECT 1 AS ok`);
-    });
+    await this.nodes.onEachNode((node) =>
+      node.query(sql`SELECT 1 AS ok`, {}, { timeoutMs: PING_TIMEOUT_MS }),
+    );
   }
 
   async close(): Promise<void> {

@@ -40,8 +40,12 @@ export class ClickHouseNodes {
         url: url.origin,
         username: decodeURIComponent(url.username) || "default",
         password: decodeURIComponent(url.password),
-        // Rebuilds and deletes may run for minutes: progress headers keep the connection busy.
-        request_timeout: 600_000,
+        // How long a request may go without a byte from the node (the socket's idle time,
+        // until the answer's headers). A long statement (a rebuild's day, a delete) sends a
+        // progress header every 10 seconds, so a minute of nothing is a node that stopped
+        // answering (stopped, or cut off): its statements fail as unavailable (503) after a
+        // minute instead of holding requests, and the write buffer's hits, for ten.
+        request_timeout: 60_000,
         // The client logs every failed request itself, a dozen lines each: its errors reach
         // the store as ClickHouseError, and the server logs those without flooding.
         log: { level: ClickHouseLogLevel.OFF },
@@ -95,14 +99,27 @@ export class NodeRunner {
     );
   }
 
-  async query<T>(statement: Sql, settings: ClickHouseSettings = {}): Promise<T[]> {
+  /** Rows of a query; with `timeoutMs`, one whose answer takes longer fails (as unavailable). */
+  async query<T>(
+    statement: Sql,
+    settings: ClickHouseSettings = {},
+    { timeoutMs }: { timeoutMs?: number } = {},
+  ): Promise<T[]> {
     return this.translated(async () => {
-      const result = await this.client.query({
-        query: statement.text,
-        format: "JSONEachRow",
-        clickhouse_settings: settings,
-      });
-      return result.json<T>();
+      const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+      try {
+        const result = await this.client.query({
+          query: statement.text,
+          format: "JSONEachRow",
+          clickhouse_settings: settings,
+          ...(signal ? { abort_signal: signal } : {}),
+        });
+        return await result.json<T>();
+      } catch (error) {
+        // The client's own "The user aborted a request." would say nothing of why.
+        if (signal?.aborted) throw new Error(`no answer within ${timeoutMs} ms`, { cause: error });
+        throw error;
+      }
     });
   }
 
