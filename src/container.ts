@@ -119,6 +119,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const notice: Notice =
     options.onNotice ?? ((level, _details, message) => level !== "info" && console.error(message));
   let outages: OutageLog | null = null; // once the buffer exists: it knows its backlog
+  const storeFailures = new StoreFailureLog(notice);
   const metadata = openMetadataStore(config);
   let eventStore: EventStore;
   try {
@@ -126,12 +127,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     eventStore = await openServerEventStore(config, clock, {
       onFailure: (error, attempts, nextAttemptMs) => outages?.storeFailed(error, attempts, nextAttemptMs),
       onReopened: (attempts) => outages?.storeReopened(attempts),
+      // A store that cannot answer (a node down, a full disk) is told once, then once a
+      // minute, as the requests it refuses are: the upkeep retries every few seconds.
       onUpkeepError: (error) =>
-        notice(
-          "warn",
-          { err: error },
-          "the event store's upkeep (after a write, or folding closed days) failed; it is retried",
-        ),
+        error instanceof StoreUnavailableError
+          ? storeFailures.refused(error)
+          : notice(
+              "warn",
+              { err: error },
+              "the event store's upkeep (after a write, or folding closed days) failed; it is retried",
+            ),
     });
   } catch (error) {
     await metadata.close();
@@ -156,7 +161,6 @@ export async function createContainer(config: Config, options: ContainerOptions 
   const geo = new IndexedGeoLookup(geoIndexFile, (error) =>
     notice("error", { err: error }, `no geolocation: its index cannot be read or written (${String(error)})`),
   );
-  const storeFailures = new StoreFailureLog(notice);
   // A refresh that fails leaves the host's last answer in use; an outage is told once.
   const directory = new WebsiteDirectory(metadata.websites, clock, (error) =>
     error instanceof StoreUnavailableError
