@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { AJV_OPTIONS } from "./api/ajv-options.js";
 import { apiDocs } from "./api/api-docs.js";
 import { apiV1 } from "./api/api-v1.js";
+import { answerClientError } from "./api/client-errors.js";
 import { errorHandler, sendError } from "./api/http-errors.js";
 import { ClientAddressRule } from "./client-address.js";
 import { collectRoutes } from "./collect/collect-routes.js";
@@ -76,6 +77,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // the canonical form); the router's default of 100 answered longer ones with 414.
     routerOptions: { maxParamLength: 1024 },
     rewriteUrl: (request) => rewriteUndecodablePath(request.url ?? "/"),
+    clientErrorHandler: answerClientError,
   });
 
   app.addHook("preClose", (done) => {

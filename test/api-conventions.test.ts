@@ -2,6 +2,7 @@
 // bodies, rate-limit headers, a real 500 and the health check (CONTRACT.md section 2).
 
 import assert from "node:assert/strict";
+import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createTestApp, type TestApp } from "./support/test-app.js";
 
@@ -134,6 +135,54 @@ describe("errors of the API scope", () => {
     assert.equal(item.headers.allow, "DELETE, GET, HEAD, PUT");
     const withQuery = await t.call(key, { method: "DELETE", url: "/api/v1/websites?x=1" });
     assert.equal(withQuery.statusCode, 405);
+    // A path with a trailing slash is served by no route: 404, not a 405 that allows the
+    // very method used.
+    for (const [method, url] of [
+      ["GET", "/api/v1/websites/12/"],
+      ["DELETE", "/api/v1/websites/12/"],
+      ["GET", "/api/v1/stats/12/?name=page&from=2026-01-01&to=2026-01-02"],
+      ["POST", "/api/v1/events/"],
+    ] as const) {
+      const slashed = await t.call(key, { method, url });
+      assert.equal(slashed.statusCode, 404, `${method} ${url}: ${slashed.body}`);
+      assert.deepEqual(slashed.json(), NOT_FOUND);
+    }
+  });
+
+  it("answers a request the HTTP parser cannot read in the contract's shape (400, 431)", async () => {
+    const base = new URL(await t.app.listen({ host: "127.0.0.1", port: 0 }));
+    /** The raw answer to `request` sent as bytes on a fresh connection. */
+    const raw = (request: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(base.port), base.hostname);
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk) => chunks.push(chunk));
+        socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        socket.on("error", reject);
+        socket.end(request);
+      });
+    const cases: [Buffer, number][] = [
+      // A URL with a raw UTF-8 byte, as `curl -g '...?search=é'` sends it.
+      [
+        Buffer.concat([
+          Buffer.from("GET /api/v1/websites?search="),
+          Buffer.from("é"),
+          Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ]),
+        400,
+      ],
+      [Buffer.from(`GET /api/v1/websites?search=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431],
+    ];
+    for (const [request, status] of cases) {
+      const answer = await raw(request);
+      const [head = "", body = ""] = answer.split("\r\n\r\n");
+      assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
+      assert.match(head, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+      const parsed = JSON.parse(body) as { message: string; status: number };
+      assert.equal(parsed.status, status);
+      assert.deepEqual(Object.keys(parsed).sort(), ["message", "status"]);
+      assert.ok(parsed.message.length > 20, parsed.message);
+    }
   });
 
   it("answers 400 for a body that is not valid JSON", async () => {
