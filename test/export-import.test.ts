@@ -201,4 +201,18 @@ describe("export and import of events", () => {
     );
     assert.equal(cli(["import", "--file", path.join(work, "missing.ndjson"), "--data-dir", fresh]).status, 2);
   });
+
+  it("refuses to export or rebuild from a data directory without a store, creating nothing", () => {
+    const typo = path.join(work, "no-such-dir");
+    for (const command of [["export"], ["aggregates", "rebuild"]]) {
+      const result = cli([...command, "--data-dir", typo]);
+      assert.equal(result.status, 2, `${command.join(" ")}: ${result.stderr}`);
+      assert.equal(result.stdout, "", "nothing exported or rebuilt");
+      assert.equal(
+        result.stderr,
+        `${typo} holds no event store (no events.duckdb): check --data-dir or ANALYTICS_DATA_DIR.\n`,
+      );
+      assert.equal(fs.existsSync(typo), false, "the directory is not made");
+    }
+  });
 });

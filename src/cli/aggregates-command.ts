@@ -14,7 +14,7 @@ export async function aggregatesRebuildCommand(args: string[]): Promise<number> 
   }
   const config = configFrom(values);
   if (website !== undefined) await requireWebsite(config, Number(website), "nothing was rebuilt");
-  const events = await openEventStoreBesideServer(config);
+  const events = await openEventStoreBesideServer(config, { existing: true });
   try {
     await events.migrate();
     const started = Date.now();

@@ -22,7 +22,7 @@ export async function exportCommand(args: string[]): Promise<number> {
   const config = configFrom(values);
   if (options.websiteId !== undefined)
     await requireWebsite(config, options.websiteId, "nothing was exported");
-  const events = await openEventStoreBesideServer(config);
+  const events = await openEventStoreBesideServer(config, { existing: true });
   let count = 0;
   try {
     await write(`${JSON.stringify(NDJSON_HEADER)}\n`);

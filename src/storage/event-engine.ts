@@ -13,6 +13,12 @@ export interface EngineOptions {
   onUpkeepError?: ((error: unknown) => void) | undefined;
   /** Whether the store keeps its aggregates up on a timer: a server's does, a command's does not (default). */
   upkeep?: boolean | undefined;
+  /**
+   * Refuse (ConfigError) rather than create a store where there is none: a command that
+   * reads a store (export, a rebuild) given a mistyped data directory says so, instead of
+   * answering from a new, empty store.
+   */
+  existing?: boolean | undefined;
 }
 
 /** Something an engine serves until it is closed. */

@@ -100,10 +100,13 @@ export async function openServerEventStore(
  * it, or, when a server holds a store only one process may open, that store through the
  * server (every call then runs in the server).
  */
-export async function openEventStoreBesideServer(config: Config): Promise<EventStore> {
+export async function openEventStoreBesideServer(
+  config: Config,
+  options: Pick<EngineOptions, "existing"> = {},
+): Promise<EventStore> {
   const engine = eventEngine(config);
   try {
-    return await engine.open(config);
+    return await engine.open(config, options);
   } catch (error) {
     if (!(error instanceof StoreBusyError) || !engine.reachServer) throw error;
     const remote = await engine.reachServer(config);

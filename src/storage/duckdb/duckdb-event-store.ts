@@ -19,6 +19,7 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import { type Clock, systemClock } from "../../clock.js";
+import { ConfigError } from "../../config.js";
 import { daysFrom } from "../../stats/day-rule.js";
 import type {
   DayCounts,
@@ -181,9 +182,14 @@ export class DuckDbEventStore implements EventStore {
     dataDir: string,
     options: EngineOptions & { foldPartEvents?: number; pageOrderEvents?: number } = {},
   ): Promise<DuckDbEventStore> {
+    const file = path.join(dataDir, "events.duckdb");
+    if (options.existing && !fs.existsSync(file)) {
+      throw new ConfigError(
+        `${dataDir} holds no event store (no events.duckdb): check --data-dir or ANALYTICS_DATA_DIR.`,
+      );
+    }
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
     const settings = duckDbSettings();
-    const file = path.join(dataDir, "events.duckdb");
     let instance: DuckDBInstance | null = null;
     try {
       instance = await DuckDBInstance.create(file, settings);
