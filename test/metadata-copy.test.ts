@@ -396,13 +396,24 @@ describe("analytics metadata copy", () => {
           ["--data-dir", path.join(sourceDir, "missing"), "--to", path.join(sourceDir, "copy")],
           /No metadata store to copy: .*missing.metadata\.sqlite does not exist/,
         ],
+        // An existing file that is no SQLite database (an export file given by mistake): one
+        // line, no stack, and the file is left as it was.
+        [
+          ["--data-dir", sourceDir, "--to", path.join(sourceDir, "events.ndjson")],
+          /^--to .*events\.ndjson: the file is not an SQLite database\.\n$/,
+        ],
       ];
+      fs.writeFileSync(path.join(sourceDir, "events.ndjson"), '{"format":"analytics-events"}\n');
       for (const [args, message] of cases) {
         const result = runCli(["metadata", "copy", ...args], SQLITE_ENV);
         assert.equal(result.status, 2, `${args.join(" ")}: ${result.stderr}`);
         assert.match(result.stderr, message);
       }
       assert.ok(!fs.existsSync(path.join(sourceDir, "copy")), "nothing is created on bad usage");
+      assert.equal(
+        fs.readFileSync(path.join(sourceDir, "events.ndjson"), "utf8"),
+        '{"format":"analytics-events"}\n',
+      );
       assert.ok(!fs.existsSync(path.join(sourceDir, "missing")), "a missing source is not created");
     });
   });

@@ -23,6 +23,9 @@ export async function metadataCopyCommand(args: string[]): Promise<number> {
   const targetProblem =
     targetLocation.engine === "sqlite" ? dataDirProblem(path.dirname(targetLocation.file)) : null;
   if (targetProblem !== null) throw new ConfigError(targetProblem);
+  if (targetLocation.engine === "sqlite" && !sqliteOrEmpty(targetLocation.file)) {
+    throw new ConfigError(`--to ${targetLocation.file}: the file is not an SQLite database.`);
+  }
   const sourceLocation = configuredMetadataLocation(configFrom(values));
   if (sameMetadataLocation(sourceLocation, targetLocation)) {
     throw new UsageError("--to names the configured metadata store itself: give another store to copy into.");
@@ -75,4 +78,21 @@ function listRows(rows: Partial<Record<MetadataTable, number>>): string {
   return Object.entries(rows)
     .map(([table, count]) => `${table}: ${count}`)
     .join(", ");
+}
+
+/** Whether `file` is missing, empty (SQLite makes a database of it) or an SQLite database by its header. */
+function sqliteOrEmpty(file: string): boolean {
+  let handle: number;
+  try {
+    handle = fs.openSync(file, "r");
+  } catch {
+    return true; // missing (made by the copy), or unreadable: said when opened
+  }
+  try {
+    const header = Buffer.alloc(16);
+    const read = fs.readSync(handle, header, 0, 16, 0);
+    return read === 0 || header.toString("latin1") === "SQLite format 3\u0000";
+  } finally {
+    fs.closeSync(handle);
+  }
 }
