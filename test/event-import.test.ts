@@ -82,6 +82,31 @@ describe("events API", () => {
     assert.notEqual(first?.visitor, second?.visitor, "a new day is a new visitor id");
   });
 
+  it("refuses an event before 1970 in its website's time zone, a day no range can name", async () => {
+    const west = (
+      await t.call(key, {
+        method: "POST",
+        url: "/api/v1/websites",
+        form: { domain: "west.example", timezone: "America/New_York" },
+      })
+    ).json().data.id as number;
+    const refused = await post([
+      event({ website_id: west, ts: "1970-01-01T04:59:59Z" }), // 23:59:59 on 31 December 1969 there
+      event({ website_id: west, ts: "1970-01-01T05:00:00Z" }), // its first day's midnight
+      event({ ts: "1970-01-01T00:00:00Z" }), // a website in UTC: its first day
+    ]);
+    assert.equal(refused.statusCode, 422);
+    assert.deepEqual(refused.json().message, {
+      "events.0.ts": ["The ts must not be before 1970-01-01 in the website's time zone (America/New_York)."],
+    });
+    const taken = await post([event({ website_id: west, ts: "1970-01-01T05:00:00Z" })]);
+    assert.equal(taken.statusCode, 202, taken.body);
+    const first = await t.call(key, {
+      url: `/api/v1/stats/${west}?name=pageviews&from=1970-01-01&to=1970-01-01`,
+    });
+    assert.equal(first.json().data[0]?.count, 1, "counted on the website's first day");
+  });
+
   it("rejects the whole batch naming each invalid index and field, storing nothing", async () => {
     const before = await t.container.events.countEvents(websiteId);
     const response = await post([

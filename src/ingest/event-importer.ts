@@ -203,9 +203,15 @@ function check(
     if (Number.isNaN(ts)) fail("ts", "The ts must be an ISO-8601 date and time.");
     else if (ts > latest) fail("ts", "The ts must not be in the future.");
     // Days are counted from 1970 everywhere (the stores' day numbers are unsigned), as the
-    // statistics' ranges start there (day-rule.ts).
+    // statistics' ranges start there (day-rule.ts): in the website's time zone, where its
+    // days are (1970-01-01T00:00Z is 31 December 1969 in New York, a day no range names).
     else if (ts < Date.parse(`${EARLIEST_DAY}T00:00:00Z`))
       fail("ts", `The ts must not be before ${EARLIEST_DAY}.`);
+    else {
+      const zone = owned.get(event.websiteId)?.zone;
+      if (zone && zone.dayOf(ts) < 0)
+        fail("ts", `The ts must not be before ${EARLIEST_DAY} in the website's time zone (${zone.name}).`);
+    }
   }
   const url = valid("page") ? parsePageUrl(event.page) : null;
   if (valid("page") && !url) fail("page", "The page must be an absolute http or https URL.");
