@@ -122,6 +122,17 @@ describe("errors of the API scope", () => {
     const unknown = await t.call(key, { url: "/api/v1/%zz" });
     assert.equal(unknown.statusCode, 404);
     assert.deepEqual(unknown.json(), NOT_FOUND);
+    // An id that cannot be a website's is a 404 before the query or body is checked.
+    for (const [method, url] of [
+      ["GET", "/api/v1/stats/abc"],
+      ["GET", "/api/v1/stats/01/totals"],
+      ["GET", "/api/v1/stats/1e3/timeseries?interval=year"],
+      ["PUT", "/api/v1/websites/abc"],
+    ] as const) {
+      const response = await t.call(key, { method, url });
+      assert.equal(response.statusCode, 404, `${method} ${url}: ${response.body}`);
+      assert.deepEqual(response.json(), NOT_FOUND);
+    }
   });
 
   it("answers 405 with Allow for a wrong method on a known path", async () => {

@@ -22,7 +22,7 @@ import { RouteTable } from "./route-table.js";
 import { statsRoutes } from "./stats-routes.js";
 import { summaryRoutes } from "./summary-routes.js";
 import { userRoutes } from "./user-routes.js";
-import { websiteRoutes } from "./website-routes.js";
+import { IdParams, parseId, websiteRoutes } from "./website-routes.js";
 
 export interface ApiV1Options {
   users: UserService;
@@ -68,6 +68,9 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     if (!request.is404) await authenticate(request);
   });
   scope.addHook("preValidation", async (request) => {
+    // A website id that cannot be one is a 404 before its query or body is checked: a
+    // missing website is not a request to correct (`/stats/abc` answered 422, name required).
+    if (request.routeOptions.schema?.params === IdParams) parseId((request.params as { id: string }).id);
     // A write without a body is an empty form: report the required fields, not "body must be object".
     if (request.body === undefined || request.body === null) request.body = {};
     rejectLooseIntegers(request.body, request.routeOptions.schema?.body);
