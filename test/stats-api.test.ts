@@ -680,6 +680,45 @@ describe("statistics errors", () => {
     assert.equal((await status(`/api/v1/stats/${id}/totals?${range}`, other)).code, 404);
   });
 
+  it("names every invalid field at once, the schema's findings and the other checks together", async () => {
+    const cases: [string, Record<string, RegExp>][] = [
+      // A schema problem beside a filter it cannot read.
+      [
+        "?name=x&from=2026-13-01&to=2026-11-10&per_page=7&filters=zz",
+        { filters: /filter/i, from: /real date/, name: /must be one of/, per_page: /must be one of/ },
+      ],
+      // Two checks beyond the schema: a reversed range and a filter.
+      [
+        "?name=page&from=2026-11-10&to=2026-11-01&filters=page",
+        { filters: /filter/i, to: /after or equal to from/ },
+      ],
+      [
+        "/totals?from=2026-11-10&to=2026-11-01&compare=range&compare_from=2026-11-05&compare_to=2026-11-01",
+        { compare_to: /after or equal to compare from/, to: /after or equal to from/ },
+      ],
+      [
+        "/timeseries?from=2026-11-01&to=2026-11-30&interval=hour&filters=page",
+        { filters: /filter/i, interval: /at most/ },
+      ],
+      [
+        "/timeseries?from=2026-11-01&to=2026-11-30&interval=minute&filters=page",
+        { filters: /filter/i, interval: /one of/ },
+      ],
+      ["/dropped?from=2026-11-10&to=2026-11-01", { to: /after or equal to from/ }],
+    ];
+    for (const [query, expected] of cases) {
+      const { code, body } = await status(`/api/v1/stats/${id}${query}`);
+      assert.equal(code, 422, query);
+      assert.deepEqual(
+        Object.keys(body.message).sort(),
+        Object.keys(expected).sort(),
+        `${query}: ${JSON.stringify(body.message)}`,
+      );
+      for (const [field, message] of Object.entries(expected))
+        assert.match(body.message[field][0], message, `${query} ${field}`);
+    }
+  });
+
   it("refuses a range that ends before it starts", async () => {
     const { code, body } = await status(`/api/v1/stats/${id}?name=page&from=2026-04-02&to=2026-04-01`);
     assert.equal(code, 422);

@@ -18,6 +18,7 @@ import { eventRoutes } from "./event-routes.js";
 import { jsonBodyError, sendError, sendMethodNotAllowed } from "./http-errors.js";
 import { parseJsonBody } from "./json-body.js";
 import { rejectLooseIntegers } from "./loose-integers.js";
+import { checkQuery } from "./request-checks.js";
 import { RouteTable } from "./route-table.js";
 import { statsRoutes } from "./stats-routes.js";
 import { summaryRoutes } from "./summary-routes.js";
@@ -76,6 +77,9 @@ export async function apiV1(scope: FastifyInstance, options: ApiV1Options) {
     rejectLooseIntegers(request.body, request.routeOptions.schema?.body);
     rejectLooseIntegers(request.query, request.routeOptions.schema?.querystring);
   });
+
+  // A query's checks beyond its schema (request-checks.ts), before the handler.
+  scope.addHook("preHandler", checkQuery);
 
   await scope.register(websiteRoutes, { websites: options.websites, publicUrl: options.publicUrl });
   await scope.register(eventRoutes, { importer: options.importer });

@@ -7,6 +7,7 @@ import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest }
 import { AppError, type ErrorCode, StoreUnavailableError, ValidationError } from "../errors.js";
 import type { StoreFailureLog } from "../store-failure-log.js";
 import type { JsonBodyProblem } from "./json-body.js";
+import { queryProblems } from "./request-checks.js";
 import { fieldErrorsFromAjv } from "./validation-messages.js";
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -83,7 +84,11 @@ function handleError(
   storeFailures: StoreFailureLog,
 ) {
   if ("validation" in error && Array.isArray(error.validation)) {
-    return reply.code(422).send({ message: fieldErrorsFromAjv(error.validation), status: 422 });
+    const fields = fieldErrorsFromAjv(error.validation);
+    // The query's other checks too, of the fields the schema found valid: every invalid field at once.
+    const more =
+      error.validationContext === "querystring" ? queryProblems(request, new Set(Object.keys(fields))) : {};
+    return reply.code(422).send({ message: { ...fields, ...more }, status: 422 });
   }
   if (error instanceof ValidationError) {
     return reply.code(422).send({ message: error.fields, status: 422 });

@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { RATIOS, STAT_NAMES, STATS } from "../stats/catalog.js";
 import { CSV_CONTENT_TYPE, statsCsv } from "../stats/stats-csv.js";
-import { ALL_ROWS, type StatsService } from "../stats/stats-service.js";
+import { ALL_ROWS, checkFilters, checkRange, type StatsService } from "../stats/stats-service.js";
 import { currentUser } from "./authenticate.js";
 import { PageUrls, pageWindow } from "./pagination.js";
 import { COMMON_ERRORS, PageParam, PerPageParam, stringEnum, ValidationErrorBody } from "./schema-types.js";
@@ -79,6 +79,12 @@ export async function statsRoutes(scope: FastifyInstance, options: StatsRoutesOp
   app.get(
     "/stats/:id",
     {
+      config: {
+        checks: (query, valid) => [
+          () => valid("from", "to") && checkRange(query.from as string, query.to as string),
+          () => valid("filters") && checkFilters(query.filters),
+        ],
+      },
       schema: {
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],

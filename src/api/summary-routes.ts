@@ -8,10 +8,17 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import { COUNTED_DROP_REASONS } from "../ingest/hit.js";
 import { MAX_LISTED_DAYS } from "../stats/day-rule.js";
-import type { DroppedHitsService } from "../stats/dropped-hits.js";
+import { checkDroppedRange, type DroppedHitsService } from "../stats/dropped-hits.js";
 import type { RealtimeService } from "../stats/realtime.js";
-import { SERIES_INTERVALS, SERIES_MAX_DAYS, type TimeSeriesService } from "../stats/time-series.js";
-import { COMPARISONS, type TotalsService } from "../stats/totals.js";
+import { checkFilters, checkRange } from "../stats/stats-service.js";
+import {
+  checkSeriesLength,
+  SERIES_INTERVALS,
+  SERIES_MAX_DAYS,
+  type SeriesInterval,
+  type TimeSeriesService,
+} from "../stats/time-series.js";
+import { COMPARISONS, type Comparison, comparedRange, type TotalsService } from "../stats/totals.js";
 import { currentUser } from "./authenticate.js";
 import { COMMON_ERRORS, stringEnum, ValidationErrorBody } from "./schema-types.js";
 import { FiltersParam, FromParam, ToParam } from "./stats-params.js";
@@ -171,6 +178,19 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
   app.get(
     "/stats/:id/timeseries",
     {
+      config: {
+        checks: (query, valid) => [
+          () => valid("from", "to") && checkRange(query.from as string, query.to as string),
+          () =>
+            valid("from", "to", "interval") &&
+            checkSeriesLength(
+              query.from as string,
+              query.to as string,
+              (query.interval ?? "day") as SeriesInterval,
+            ),
+          () => valid("filters") && checkFilters(query.filters),
+        ],
+      },
       schema: {
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
@@ -198,6 +218,21 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
   app.get(
     "/stats/:id/totals",
     {
+      config: {
+        checks: (query, valid) => [
+          () => valid("from", "to") && checkRange(query.from as string, query.to as string),
+          () =>
+            valid("from", "to", "compare", "compare_from", "compare_to") &&
+            comparedRange({
+              from: query.from as string,
+              to: query.to as string,
+              compare: (query.compare ?? "previous") as Comparison,
+              compareFrom: query.compare_from,
+              compareTo: query.compare_to,
+            }),
+          () => valid("filters") && checkFilters(query.filters),
+        ],
+      },
       schema: {
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],
@@ -243,6 +278,11 @@ export async function summaryRoutes(scope: FastifyInstance, options: SummaryRout
   app.get(
     "/stats/:id/dropped",
     {
+      config: {
+        checks: (query, valid) => [
+          () => valid("from", "to") && checkDroppedRange(query.from as string, query.to as string),
+        ],
+      },
       schema: {
         tags: ["Statistics"],
         security: [{ bearerAuth: [] }],

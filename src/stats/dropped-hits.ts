@@ -19,6 +19,17 @@ export interface DroppedHits {
   totals: DropNumbers;
 }
 
+/** Refuses a range that ends before it starts, or lists more days than MAX_LISTED_DAYS. */
+export function checkDroppedRange(from: string, to: string): void {
+  checkRange(from, to);
+  if (daysBetween(from, to) > MAX_LISTED_DAYS) {
+    throw ValidationError.single(
+      "to",
+      `The dropped hits are listed for ranges of at most ${MAX_LISTED_DAYS} days; this one has ${daysBetween(from, to)}.`,
+    );
+  }
+}
+
 export class DroppedHitsService {
   constructor(
     private readonly websites: WebsiteRepository,
@@ -28,13 +39,7 @@ export class DroppedHitsService {
   ) {}
 
   async read(userId: number, websiteId: number, from: string, to: string): Promise<DroppedHits> {
-    checkRange(from, to);
-    if (daysBetween(from, to) > MAX_LISTED_DAYS) {
-      throw ValidationError.single(
-        "to",
-        `The dropped hits are listed for ranges of at most ${MAX_LISTED_DAYS} days; this one has ${daysBetween(from, to)}.`,
-      );
-    }
+    checkDroppedRange(from, to);
     if (!(await this.websites.find(userId, websiteId))) throw new NotFoundError();
     await this.counter.flush().catch(() => undefined);
     const byDay = new Map<string, DropNumbers>();

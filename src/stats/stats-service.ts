@@ -47,6 +47,14 @@ export interface WebsiteStats {
   readDays(names: readonly StatName[], from: string, to: string): Promise<DayCounts>;
 }
 
+/** The filters of a `filters` parameter (none when absent); a ValidationError naming what is wrong. */
+export function checkFilters(filtersParam: string | undefined): StatsFilter[] {
+  if (filtersParam === undefined) return [];
+  const parsed = parseFilters(filtersParam);
+  if ("problem" in parsed) throw ValidationError.single("filters", parsed.problem);
+  return parsed.filters;
+}
+
 /** Refuses a range that ends before it starts. */
 export function checkRange(from: string, to: string): void {
   if (from > to) throw ValidationError.single("to", "The to must be a date after or equal to from.");
@@ -70,12 +78,7 @@ export class StatsService {
    * and the website's owner checked once, not once per statistic.
    */
   async forWebsite(userId: number, websiteId: number, filtersParam?: string): Promise<WebsiteStats> {
-    let filters: StatsFilter[] = [];
-    if (filtersParam !== undefined) {
-      const parsed = parseFilters(filtersParam);
-      if ("problem" in parsed) throw ValidationError.single("filters", parsed.problem);
-      filters = parsed.filters;
-    }
+    const filters = checkFilters(filtersParam);
     const website = await this.websites.find(userId, websiteId);
     if (!website) throw new NotFoundError();
     // Tomorrow in the website's zone: a day of margin for the clocks of a cluster's servers.

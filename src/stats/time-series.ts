@@ -81,18 +81,23 @@ export function groupDays<D extends { day: string } & { [K in Exclude<keyof D, "
   return points;
 }
 
+/** Refuses a range too long for its interval's points (SERIES_MAX_DAYS). */
+export function checkSeriesLength(from: string, to: string, interval: SeriesInterval): void {
+  if (daysBetween(from, to) > SERIES_MAX_DAYS[interval]) {
+    throw ValidationError.single(
+      "interval",
+      `The interval ${interval} is for ranges of at most ${SERIES_MAX_DAYS[interval]} days; this one has ${daysBetween(from, to)}.`,
+    );
+  }
+}
+
 export class TimeSeriesService {
   constructor(private readonly stats: StatsService) {}
 
   async read(userId: number, websiteId: number, request: SeriesRequest): Promise<SeriesPoint[]> {
     const { from, to, interval, filters } = request;
     checkRange(from, to);
-    if (daysBetween(from, to) > SERIES_MAX_DAYS[interval]) {
-      throw ValidationError.single(
-        "interval",
-        `The interval ${interval} is for ranges of at most ${SERIES_MAX_DAYS[interval]} days; this one has ${daysBetween(from, to)}.`,
-      );
-    }
+    checkSeriesLength(from, to, interval);
     const website = await this.stats.forWebsite(userId, websiteId, filters);
     // Every value of a statistic of hours, in one page.
     const read = (name: string, first: string, last: string): Promise<StatsPage> =>
