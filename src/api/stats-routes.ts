@@ -49,7 +49,11 @@ const StatsPageBody = Type.Object({
     Type.Object({
       value: Type.String(),
       count: Type.Number({
-        description: `An integer, except for the ratios (${RATIOS.map((ratio) => `\`${ratio.name}\``).join(", ")}), which have decimals.`,
+        description: `An integer, except for the ratios with decimals (${RATIOS.filter(
+          (ratio) => ratio.decimals > 0,
+        )
+          .map((ratio) => `\`${ratio.name}\``)
+          .join(", ")}).`,
       }),
     }),
     {
