@@ -153,6 +153,9 @@ describe("analytics CLI", () => {
       } finally {
         await server.stop();
       }
+      const none = run(["users", "reset-password", "--email", "web@example.org"], "");
+      assert.equal(none.status, 2, "nothing on standard input is no password");
+      assert.equal(none.stderr, "No password: give it on the first line of standard input.\n");
       const nobody = run(["users", "reset-password", "--email", "nobody@example.org"], "third passphrase\n");
       assert.equal(nobody.status, 1);
       assert.match(nobody.stderr, /No user/);

@@ -200,6 +200,9 @@ describe("export and import of events", () => {
       /not an `analytics export` file/,
     );
     assert.equal(cli(["import", "--file", path.join(work, "missing.ndjson"), "--data-dir", fresh]).status, 2);
+    const directory = cli(["import", "--file", work, "--data-dir", fresh]);
+    assert.equal(directory.status, 2);
+    assert.equal(directory.stderr, `--file ${work}: a directory, not a file.\n`);
   });
 
   it("refuses to export or rebuild from a data directory without a store, creating nothing", () => {

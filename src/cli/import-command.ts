@@ -17,8 +17,11 @@ export async function importCommand(args: string[]): Promise<number> {
   const values = parseCommand(args, { file: { type: "string" } });
   const config = configFrom(values);
   const file = typeof values.file === "string" && values.file !== "-" ? values.file : null;
-  if (file && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-    throw new UsageError(`--file ${file}: no such file.`);
+  const stat = file ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
+  if (file && !stat?.isFile()) {
+    throw new UsageError(
+      `--file ${file}: ${stat?.isDirectory() ? "a directory, not a file" : "no such file"}.`,
+    );
   }
   const input = file ? fs.createReadStream(file) : process.stdin;
   const events = await openEventStoreBesideServer(config);
