@@ -74,15 +74,27 @@ describe("ClickHouse that cannot be used", () => {
         server.close(() => resolve(port));
       });
     });
+    // Another web server on the port given: a page of many lines, or nothing.
     const other = http.createServer((_request, response) => {
-      response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>");
+      response
+        .writeHead(404, { "content-type": "text/html" })
+        .end(
+          "<!DOCTYPE html>\n<html>\n  <head><title>Not Found</title></head>\n  <body><h1>Not Found</h1></body>\n</html>\n",
+        );
     });
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     const otherPort = (other.address() as net.AddressInfo).port;
+    const empty = http.createServer((_request, response) => response.writeHead(404).end());
+    await new Promise<void>((resolve) => empty.listen(0, "127.0.0.1", resolve));
+    const emptyPort = (empty.address() as net.AddressInfo).port;
     const dataDir = tempDir("analytics-clickhouse-down-");
     const cases: [url: string, problem: RegExp][] = [
       [`http://127.0.0.1:${closed}`, /ECONNREFUSED/],
-      [`http://127.0.0.1:${otherPort}`, /Not Found/],
+      [
+        `http://127.0.0.1:${otherPort}`,
+        /a web page \("Not Found"\), not ClickHouse's answer: is this the HTTP port/,
+      ],
+      [`http://127.0.0.1:${emptyPort}`, /an empty answer, not ClickHouse's: is this the HTTP port/],
     ];
     // Wrong credentials need a real server (the shim asks for none).
     if (CLICKHOUSE_URLS[0]) cases.push([CLICKHOUSE_URLS[0], /nobody/]);
@@ -104,6 +116,7 @@ describe("ClickHouse that cannot be used", () => {
       }
     } finally {
       await new Promise((resolve) => other.close(resolve));
+      await new Promise((resolve) => empty.close(resolve));
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -160,10 +160,25 @@ export class NodeRunner {
  */
 export class ClickHouseError extends StoreUnavailableError {
   constructor(url: string, cause: unknown) {
-    // Trimmed: 18.16 ends its messages with a line break.
-    super("event", `ClickHouse at ${url}: ${((cause as Error)?.message ?? String(cause)).trim()}`, { cause });
+    super("event", `ClickHouse at ${url}: ${causeText(cause)}`, { cause });
     this.name = "ClickHouseError";
   }
+}
+
+/**
+ * The cause in one line: ClickHouse's own message (trimmed: 18.16 ends its messages with a
+ * line break); for another server's answer (the client gives its body as the message),
+ * what it is, as a URL with the wrong port reaches a web server or a proxy.
+ */
+function causeText(cause: unknown): string {
+  const text = ((cause as Error)?.message ?? String(cause)).trim();
+  const notClickHouse = "is this the HTTP port of a ClickHouse server?";
+  if (text === "") return `an empty answer, not ClickHouse's: ${notClickHouse}`;
+  if (text.startsWith("<")) {
+    const heading = /<(title|h1)[^>]*>([^<]*)</i.exec(text)?.[2]?.trim();
+    return `a web page${heading ? ` ("${heading}")` : ""}, not ClickHouse's answer: ${notClickHouse}`;
+  }
+  return text;
 }
 
 function databaseOf(raw: string): string {
