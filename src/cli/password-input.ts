@@ -7,7 +7,7 @@ import { UsageError } from "./command-options.js";
 export async function readPassword(): Promise<string> {
   if (!process.stdin.isTTY) {
     const text = await readAll();
-    // Nothing piped in (`< /dev/null`, a script's empty variable) is no password, not a short one.
+    // Nothing at all on standard input (`< /dev/null`) is no password, not a short one.
     if (text === "") throw new UsageError("No password: give it on the first line of standard input.");
     return firstLine(text);
   }
