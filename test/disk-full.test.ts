@@ -1,7 +1,9 @@
 // A full disk, for real: a server process whose data directory is a small tmpfs. When the
 // event store cannot write, hits are kept up to the write buffer's bound and dropped as
-// `unavailable` beyond it, /healthz and the API answer 503, and once there is room again
-// the store is opened again by itself and every hit answered 202 without a drop is stored.
+// `unavailable` beyond it and /healthz answers 503. If DuckDB fails for good (a checkpoint
+// without room) the API answers 503 too and the store is opened again by itself once there
+// is room; if only its log cannot grow, statistics go on answering. Either way every hit
+// answered 202 without a drop is stored once there is room.
 // Each hit dropped is counted for the website. A shutdown while the store cannot write
 // says how many acknowledged hits are lost. A server started on a full disk says so in one
 // line.
@@ -65,7 +67,7 @@ async function waitFor(what: string, ms: number, check: () => Promise<boolean>):
 }
 
 /**
- * Old events written straight into the store until its log is nearly at DuckDB's
+ * Events written straight into the store until its log is nearly at DuckDB's
  * checkpoint threshold, by a process that then dies (see fill-store-log.ts): the server
  * replays that log on opening, its first writes take it past the threshold, and the
  * checkpoint that follows needs more room than the full disk has, which is what makes
@@ -213,6 +215,68 @@ describe("a full disk", () => {
       } finally {
         await store.close();
       }
+    } finally {
+      if (stopped === undefined) await server.stop("SIGKILL");
+    }
+  });
+
+  it("keeps answering statistics while only the log cannot grow, and writes what it kept once there is room", async (t) => {
+    // The other way DuckDB meets a full disk: a commit whose log cannot grow fails by itself
+    // and leaves the store open (no checkpoint is due), so reads go on while writes wait.
+    const disk = smallDisk(t, 32);
+    if (!disk) return;
+    const dataDir = path.join(disk.dir, "data");
+    const key = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]).lastLine;
+    const server = await startServer(["--data-dir", dataDir], {
+      ANALYTICS_FLUSH_INTERVAL_MS: "100",
+      ANALYTICS_COLLECT_RATE_LIMIT: "100000000",
+    });
+    let stopped: number | null | undefined;
+    try {
+      const api = `${server.baseUrl}/api/v1`;
+      const auth = { authorization: `Bearer ${key}` };
+      const created = await fetch(`${api}/websites`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+        body: "domain=full.example&privacy=0",
+      });
+      assert.equal(created.status, 201);
+      const today = new Date().toISOString().slice(0, 10);
+      const pageviews = async () => {
+        const answer = await status(`${api}/stats/1?name=pageviews&from=${today}&to=${today}`, {
+          headers: auth,
+        });
+        assert.equal(answer.status, 200, `statistics answer: ${answer.body}`);
+        return (JSON.parse(answer.body) as { data: { count: number }[] }).data[0]?.count ?? 0;
+      };
+      const before: Posted = { acknowledged: 0, dropped: new Map() };
+      await postHits(server.baseUrl, 500, 0, before);
+      await waitFor("the first hits are counted", 30_000, async () => (await pageviews()) === 500);
+
+      disk.fill(0);
+      const during: Posted = { acknowledged: 0, dropped: new Map() };
+      let sent = 500;
+      while (!during.dropped.has("unavailable") && sent < 60_000) {
+        await postHits(server.baseUrl, 1_000, sent, during);
+        sent += 1_000;
+      }
+      assert.ok(during.dropped.has("unavailable"), `no hit was dropped as unavailable after ${sent} hits`);
+      assert.deepEqual([...during.dropped.keys()], ["unavailable"], "no other drop reason");
+      assert.match(server.output(), /No space left on device/, "the log says why");
+      assert.doesNotMatch(server.output(), /being opened again/, "the store stayed open");
+      assert.equal((await status(`${server.baseUrl}/healthz`)).status, 503, "hits cannot be written");
+      assert.equal(await pageviews(), 500, "statistics answer with what is stored");
+
+      disk.unfill();
+      await waitFor("/healthz is 200 again once the disk has room", 60_000, async () => {
+        return (await status(`${server.baseUrl}/healthz`)).status === 200;
+      });
+      await waitFor("every acknowledged hit is counted", 30_000, async () => {
+        return (await pageviews()) === 500 + during.acknowledged;
+      });
+      assert.match(server.output(), /buffered hits are written again/);
+      stopped = await server.stop("SIGTERM");
+      assert.equal(stopped, 0, server.output());
     } finally {
       if (stopped === undefined) await server.stop("SIGKILL");
     }
