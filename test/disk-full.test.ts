@@ -265,7 +265,9 @@ describe("a full disk", () => {
       assert.match(server.output(), /No space left on device/, "the log says why");
       assert.doesNotMatch(server.output(), /being opened again/, "the store stayed open");
       assert.equal((await status(`${server.baseUrl}/healthz`)).status, 503, "hits cannot be written");
-      assert.equal(await pageviews(), 500, "statistics answer with what is stored");
+      // What is stored: the first hits, and those written before the log ran out of room.
+      const counted = await pageviews();
+      assert.ok(counted >= 500 && counted < 500 + during.acknowledged, `statistics answer: ${counted}`);
 
       disk.unfill();
       await waitFor("/healthz is 200 again once the disk has room", 60_000, async () => {
