@@ -166,6 +166,62 @@ describe("embedded store aggregates", () => {
     });
   }
 
+  it("counts the visits of many open days a day at a time, within the memory one day needs", async () => {
+    // As after a change of time zone or a large import: many days, all open. Counted in
+    // one statement, the exit pages of these 10 days need more than DuckDB's 40 MB here
+    // (about 64 MB; a day at a time passes from 32 MB).
+    const dir = tempDir("analytics-aggregates-");
+    const start = Date.UTC(2026, 5, 1);
+    const clock = new ManualClock(new Date(start + 20 * 86_400_000));
+    const next = random(11);
+    const options = { clock, upkeep: false, foldPartEvents: 10_000, memoryLimit: "40MB" };
+    let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
+    const window = { from: "2026-06-01", to: "2026-06-10" };
+    const visitStats = STATS.filter((stat) => stat.rows === "visits");
+    const read = async () => ({
+      stats: await Promise.all(
+        visitStats.map((stat) => store.queryStat({ ...QUERY, websiteId: 1, stat, ...window })),
+      ),
+      days: await store.queryDays({
+        websiteId: 1,
+        zone: "UTC",
+        filters: [],
+        stats: visitStats.filter((stat) => stat.dimension === "day"),
+        ...window,
+      }),
+    });
+    try {
+      await store.migrate();
+      // 200,000 events of one website, over 5,000 pages of long addresses (the exit pages
+      // hold them), of 20,000 visitors.
+      for (let batch = 0; batch < 4; batch++) {
+        const visitor = () => BigInt(Math.floor(next() * 20_000));
+        const events = randomEvents(next, 50_000, { start, days: 10, visitor });
+        await store.insert(
+          events.map((event) => ({
+            ...event,
+            websiteId: 1,
+            page: `/docs/${Math.floor(next() * 5_000)}/${"chapter-".repeat(6)}`,
+          })),
+        );
+      }
+      await store.close();
+      store = await DuckDbEventStore.open(dir, options);
+      assert.equal((await foldedDays(dir)).folded, 0, "every day open");
+      const open = await read();
+      assert.ok(open.stats.every((page) => page.total > 0));
+      clock.advance(11_000);
+      await store.upkeep();
+      await store.close();
+      assert.deepEqual(await foldedDays(dir), { folded: 10, open: 0 }, "every day folded");
+      store = await DuckDbEventStore.open(dir, options);
+      assert.deepEqual(await read(), open, "the same answers from the folded days");
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("keeps events from before 1970 that an earlier version took, unfolded, and folds every other day", async () => {
     // Imports refuse them now (event-importer.ts); one such event once failed every fold and
     // `aggregates rebuild` (its visit's start is unsigned seconds since 1970).

@@ -4,6 +4,7 @@
 // Days and hours are local to the website's zone: the SQL adds the zone's offsets
 // (stats/time-zone.ts) to the stored UTC instants, so DuckDB needs no time zone data.
 
+import { type DuckDBValue, listValue } from "@duckdb/node-api";
 import {
   BOUNCE_SECONDS,
   type Dimension,
@@ -637,6 +638,19 @@ export function statQuerySql(
       statCountsSql(query.stat, window, timeSql(query.zone, start, end), false, filters),
     )} GROUP BY value)`;
   }
+  return pageOfCountsSql(query, counted, params, bind);
+}
+
+/**
+ * One page of `counted` (a subquery of `value`, `n`) as a query asks for it, and the number
+ * of its values alone (statQuerySql); its values bound through `bind` into `params`.
+ */
+function pageOfCountsSql<P>(
+  query: StatsQuery,
+  counted: string,
+  params: P[],
+  bind: (value: string) => string,
+): Record<"page" | "total", { sql: string; params: (P | number)[] }> {
   const conditions = ["c.n > 0"];
   if (query.stat.omitsEmptyValue) conditions.push("c.value <> ''");
   if (query.search) conditions.push(`strpos(lower(c.value), ${bind(query.search)}) > 0`);
@@ -652,6 +666,25 @@ export function statQuerySql(
     },
     total: { sql: `SELECT count(*) AS total FROM ${matching}`, params },
   };
+}
+
+/**
+ * A page of the counts `values` and `counts` (by position) summed by value, as statQuerySql
+ * pages a statistic's counts: for a statistic counted in parts (duckdb-event-store.ts,
+ * readStatInParts). The two lists are bound as one parameter each, whatever their length.
+ */
+export function summedPageSql(
+  query: StatsQuery,
+  values: readonly string[],
+  counts: readonly number[],
+): Record<"page" | "total", { sql: string; params: DuckDBValue[] }> {
+  const counted = `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
+      SELECT unnest(CAST($1 AS VARCHAR[])) AS value, unnest(CAST($2 AS BIGINT[])) AS n) GROUP BY value)`;
+  const params: DuckDBValue[] = [listValue([...values]), listValue([...counts])];
+  return pageOfCountsSql(query, counted, params, (value) => {
+    params.push(value);
+    return `$${params.length}`;
+  });
 }
 
 /**

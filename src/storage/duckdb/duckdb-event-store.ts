@@ -11,6 +11,7 @@ import {
   DATE,
   type DuckDBConnection,
   DuckDBInstance,
+  type DuckDBValue,
   INTEGER,
   TIMESTAMP_S,
   UBIGINT,
@@ -37,10 +38,12 @@ import {
   dayEventsSql,
   filtersVisitorAttributes,
   foldDaySql,
+  instantSql,
   numberedField,
   pageOrderSql,
   readsFoldedVisits,
   statQuerySql,
+  summedPageSql,
   timeSql,
 } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
@@ -140,6 +143,45 @@ export function duckDbSettings(): Record<string, string> {
   };
 }
 
+/** A page size that takes every value of a statistic (readStatInParts). */
+const EVERY_VALUE = 2 ** 31 - 1;
+
+/** Days of a window counted in one statement, and which of them are open. */
+interface WindowPart {
+  range: { from: string; to: string };
+  open: string[];
+}
+
+/**
+ * A window cut where its visits are counted from raw events: each open day alone, the
+ * folded days between them together. The window functions that find a day's visits in its events hold every event they read,
+ * for as long as the statement runs, so one statement over a month of open days (a
+ * website's whole history after a change of time zone, or a large import not folded yet)
+ * needs memory in proportion to all of them: at 10M events, exit pages ran out of DuckDB's
+ * 128 MB and the other visit statistics took 7-10 s on one core (bench/RESULTS.md,
+ * "Visits of open days counted a day at a time"). A part of one open day needs that day's alone.
+ */
+function windowParts(window: { from: string; to: string }, openDays: readonly string[]): WindowPart[] {
+  const open = new Set(openDays);
+  const parts: WindowPart[] = [];
+  let folded: string[] = [];
+  const flush = () => {
+    if (folded.length > 0)
+      parts.push({ range: { from: folded[0] as string, to: folded.at(-1) as string }, open: [] });
+    folded = [];
+  };
+  for (const day of daysFrom(window.from, window.to)) {
+    if (!open.has(day)) {
+      folded.push(day);
+      continue;
+    }
+    flush();
+    parts.push({ range: { from: day, to: day }, open: [day] });
+  }
+  flush();
+  return parts;
+}
+
 export class DuckDbEventStore implements EventStore {
   private writeQueue: Promise<unknown> = Promise.resolve();
   private prunedOn = 0;
@@ -176,11 +218,13 @@ export class DuckDbEventStore implements EventStore {
   /**
    * The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by
    * itself. `foldPartEvents` (FOLD_PART_EVENTS by default) and `pageOrderEvents`
-   * (PAGE_ORDER_EVENTS) let tests fold small days in parts and store them in page order.
+   * (PAGE_ORDER_EVENTS) let tests fold small days in parts and store them in page order,
+   * and `memoryLimit` (duckDbSettings) run small stores within as little memory as large
+   * ones meet.
    */
   static async open(
     dataDir: string,
-    options: EngineOptions & { foldPartEvents?: number; pageOrderEvents?: number } = {},
+    options: EngineOptions & { foldPartEvents?: number; pageOrderEvents?: number; memoryLimit?: string } = {},
   ): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, "events.duckdb");
     if (options.existing && !fs.existsSync(file)) {
@@ -189,7 +233,10 @@ export class DuckDbEventStore implements EventStore {
       );
     }
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // the metadata's secrets may share it
-    const settings = duckDbSettings();
+    const settings = {
+      ...duckDbSettings(),
+      ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
+    };
     let instance: DuckDBInstance | null = null;
     try {
       instance = await DuckDBInstance.create(file, settings);
@@ -356,7 +403,18 @@ export class DuckDbEventStore implements EventStore {
     const openDays = query.filters.length === 0 || visits ? await this.openDays(query) : [];
     const numbers = await this.filterNumbers(query);
     const mixedVisits = visits && (await this.holdsMixedVisits(query));
-    const { page, total } = statQuerySql(query, openDays, { numbers, mixedVisits });
+    if (query.stat.rows === "visits") {
+      const parts = await this.visitParts(query, openDays);
+      if (parts !== null) return this.readStatInParts(query, parts, { numbers, mixedVisits });
+    }
+    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits }));
+  }
+
+  /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
+  private async readPage(
+    query: StatsQuery,
+    { page, total }: Record<"page" | "total", { sql: string; params: DuckDBValue[] }>,
+  ): Promise<StatsPage> {
     const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
@@ -364,6 +422,31 @@ export class DuckDbEventStore implements EventStore {
       count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
+  }
+
+  /**
+   * A visit statistic over a window with several open days (windowParts): each part counted
+   * in a statement of its own, every value of it, then the counts summed and paged as
+   * statQuerySql pages them.
+   */
+  private async readStatInParts(
+    query: StatsQuery,
+    parts: readonly WindowPart[],
+    options: { numbers: (number | undefined)[]; mixedVisits: boolean },
+  ): Promise<StatsPage> {
+    const sums = new Map<string, number>();
+    for (const part of parts) {
+      const { page } = statQuerySql(
+        { ...query, ...part.range, limit: EVERY_VALUE, offset: 0 },
+        part.open,
+        options,
+      );
+      for (const row of (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects()) {
+        const value = String(row.value);
+        sums.set(value, (sums.get(value) ?? 0) + Number(row.n));
+      }
+    }
+    return this.readPage(query, summedPageSql(query, [...sums.keys()], [...sums.values()]));
   }
 
   queryDays(query: DaysQuery): Promise<DayCounts> {
@@ -374,14 +457,40 @@ export class DuckDbEventStore implements EventStore {
     const openDays = await this.openDays(query);
     const numbers = await this.filterNumbers(query);
     const mixedVisits = await this.holdsMixedVisits(query);
-    const { sql, params } = dayCountsSql(query, openDays, { numbers, mixedVisits });
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
-    for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
-      const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
-      days[String(row.day)] = Number(row.n);
+    // Each day is in one part: its counts are its part's.
+    const parts = (query.stats.some((stat) => stat.rows === "visits") &&
+      (await this.visitParts(query, openDays))) || [{ range: query, open: [...openDays] }];
+    for (const part of parts) {
+      const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, { numbers, mixedVisits });
+      for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
+        const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
+        days[String(row.day)] = Number(row.n);
+      }
     }
     return counts;
+  }
+
+  /**
+   * The parts a window's visits are counted in (windowParts), when its open days hold more
+   * events than one statement finds the visits of (foldPartEvents, as a fold does); null
+   * when it is counted whole.
+   */
+  private async visitParts(
+    query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">,
+    openDays: readonly string[],
+  ): Promise<WindowPart[] | null> {
+    if (openDays.length <= 1) return null;
+    const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
+    const [row] = (
+      await this.reader.runAndReadAll(
+        `SELECT count(*) AS n FROM events e
+         WHERE e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`,
+        [query.websiteId],
+      )
+    ).getRowObjects();
+    return Number(row?.n ?? 0) > this.foldPartEvents ? windowParts(query, openDays) : null;
   }
 
   /**
