@@ -205,12 +205,12 @@ describe("export and import of events", () => {
     assert.equal(directory.stderr, `--file ${work}: a directory, not a file.\n`);
   });
 
-  it("refuses to export or rebuild from a data directory without a store, creating nothing", () => {
+  it("refuses to export, rebuild or preview reports from a data directory without a store, creating nothing", () => {
     const typo = path.join(work, "no-such-dir");
-    for (const command of [["export"], ["aggregates", "rebuild"]]) {
+    for (const command of [["export"], ["aggregates", "rebuild"], ["reports", "send", "--dry-run"]]) {
       const result = cli([...command, "--data-dir", typo]);
       assert.equal(result.status, 2, `${command.join(" ")}: ${result.stderr}`);
-      assert.equal(result.stdout, "", "nothing exported or rebuilt");
+      assert.equal(result.stdout, "", "nothing exported, rebuilt or previewed");
       assert.equal(
         result.stderr,
         `${typo} holds no event store (no events.duckdb): check --data-dir or ANALYTICS_DATA_DIR.\n`,

@@ -10,7 +10,7 @@ import { lastFullPeriod } from "../reports/report-period.js";
 import { createReportSender, reportBaseUrl } from "../reports/report-sender.js";
 import { SmtpMailer } from "../reports/smtp-mailer.js";
 import { openEventStoreBesideServer, openMetadataStore } from "../storage/open-storage.js";
-import type { EventStore } from "../storage/ports.js";
+import type { MetadataStore } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
 import { readServerAddress } from "./server-address.js";
 
@@ -34,11 +34,13 @@ export async function reportsSendCommand(args: string[]): Promise<number> {
   const kind = (periodFlag as (typeof PERIODS)[number] | undefined) ?? config.reportPeriod;
   const period = lastFullPeriod(kind, systemClock.now());
 
-  const metadata = openMetadataStore(config);
-  let events: EventStore | null = null;
+  // The event store first, as it is: a mistyped --data-dir is refused before any store is
+  // made in it (reports of a store without events would be empty anyway).
+  const events = await openEventStoreBesideServer(config, { existing: true });
+  let metadata: MetadataStore | null = null;
   try {
+    metadata = openMetadataStore(config);
     await metadata.migrate();
-    events = await openEventStoreBesideServer(config);
     await events.migrate();
     const links = linkBase(config, storage.host !== undefined || storage.port !== undefined);
     if (links.warning) console.error(links.warning);
@@ -71,8 +73,8 @@ export async function reportsSendCommand(args: string[]): Promise<number> {
       mailer.close();
     }
   } finally {
-    await events?.close();
-    await metadata.close();
+    await events.close();
+    await metadata?.close();
   }
 }
 
