@@ -205,15 +205,22 @@ describe("embedded store aggregates", () => {
           })),
         );
       }
+      // And a website with custom events alone: many open days' events, and no visit.
+      const events = randomEvents(next, 20_000, { start, days: 10, visitor: () => 1n });
+      await store.insert(events.map((event) => ({ ...event, websiteId: 3, kind: "event" })));
       await store.close();
       store = await DuckDbEventStore.open(dir, options);
       assert.equal((await foldedDays(dir)).folded, 0, "every day open");
       const open = await read();
       assert.ok(open.stats.every((page) => page.total > 0));
+      for (const stat of visitStats) {
+        const none = await store.queryStat({ ...QUERY, websiteId: 3, stat, ...window });
+        assert.deepEqual(none, { rows: [], total: 0 }, `${stat.name} of a website without visits`);
+      }
       clock.advance(11_000);
       await store.upkeep();
       await store.close();
-      assert.deepEqual(await foldedDays(dir), { folded: 10, open: 0 }, "every day folded");
+      assert.deepEqual(await foldedDays(dir), { folded: 20, open: 0 }, "every day folded");
       store = await DuckDbEventStore.open(dir, options);
       assert.deepEqual(await read(), open, "the same answers from the folded days");
     } finally {

@@ -4,7 +4,7 @@
 // Days and hours are local to the website's zone: the SQL adds the zone's offsets
 // (stats/time-zone.ts) to the stored UTC instants, so DuckDB needs no time zone data.
 
-import { type DuckDBValue, listValue } from "@duckdb/node-api";
+import { BIGINT, type DuckDBType, type DuckDBValue, LIST, listValue, VARCHAR } from "@duckdb/node-api";
 import {
   BOUNCE_SECONDS,
   type Dimension,
@@ -677,14 +677,17 @@ export function summedPageSql(
   query: StatsQuery,
   values: readonly string[],
   counts: readonly number[],
-): Record<"page" | "total", { sql: string; params: DuckDBValue[] }> {
+): Record<"page" | "total", { sql: string; params: DuckDBValue[]; types: DuckDBType[] }> {
   const counted = `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
-      SELECT unnest(CAST($1 AS VARCHAR[])) AS value, unnest(CAST($2 AS BIGINT[])) AS n) GROUP BY value)`;
+      SELECT unnest($1) AS value, unnest($2) AS n) GROUP BY value)`;
   const params: DuckDBValue[] = [listValue([...values]), listValue([...counts])];
-  return pageOfCountsSql(query, counted, params, (value) => {
+  // Typed: an empty list's type cannot be told from its items.
+  const types = [LIST(VARCHAR), LIST(BIGINT)];
+  const { page, total } = pageOfCountsSql(query, counted, params, (value) => {
     params.push(value);
     return `$${params.length}`;
   });
+  return { page: { ...page, types }, total: { ...total, types } };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   DATE,
   type DuckDBConnection,
   DuckDBInstance,
+  type DuckDBType,
   type DuckDBValue,
   INTEGER,
   TIMESTAMP_S,
@@ -413,12 +414,12 @@ export class DuckDbEventStore implements EventStore {
   /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
   private async readPage(
     query: StatsQuery,
-    { page, total }: Record<"page" | "total", { sql: string; params: DuckDBValue[] }>,
+    { page, total }: Record<"page" | "total", { sql: string; params: DuckDBValue[]; types?: DuckDBType[] }>,
   ): Promise<StatsPage> {
-    const rows = (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects();
+    const rows = (await this.reader.runAndReadAll(page.sql, page.params, page.types)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
-      const counted = await this.reader.runAndReadAll(total.sql, total.params);
+      const counted = await this.reader.runAndReadAll(total.sql, total.params, total.types);
       count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
