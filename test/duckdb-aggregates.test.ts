@@ -265,6 +265,27 @@ describe("embedded store aggregates", () => {
     }
   });
 
+  it("folds the newest days first, which dashboards and reports read most", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-07-10T12:00:00Z");
+    const folded: string[] = [];
+    const onDayFolded = (websiteId: number, day: string) => folded.push(`${day} ${websiteId}`);
+    const store = await DuckDbEventStore.open(dir, { clock, upkeep: false, onDayFolded });
+    try {
+      await store.migrate();
+      await store.insert(randomEventsOf(random(8), 300, Date.UTC(2026, 6, 1), 8));
+      clock.advance(11_000);
+      await store.upkeep();
+      const days = ["08", "07", "06", "05", "04", "03", "02", "01"].flatMap((day) =>
+        [1, 2].map((website) => `2026-07-${day} ${website}`),
+      );
+      assert.deepEqual(folded, days);
+    } finally {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("folds a day once it ended and went unwritten for ten seconds, and again after a late write", async () => {
     const dir = tempDir("analytics-aggregates-");
     const clock = new ManualClock("2026-07-10T12:00:00Z");

@@ -117,7 +117,8 @@ export interface StaleLocalDay extends ZonedWebsite {
 
 /**
  * On one node: the closed local days (ended by `now`, ms) of a zoned website whose latest
- * fold in its zone does not have the day's signature, oldest first.
+ * fold in its zone does not have the day's signature, newest first (as the embedded store
+ * folds them: the days dashboards read most are fast again first).
  */
 export async function staleLocalDays(
   node: NodeRunner,
@@ -136,7 +137,7 @@ export async function staleLocalDays(
   return [...signatures(zone, totals)]
     .filter(([day, signature]) => !current.has(`${day} ${signature}`))
     .filter(([day]) => rule.dayStart(Date.parse(`${day}T00:00:00Z`) / DAY_MS + 1) <= now)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .sort(([a], [b]) => (a < b ? 1 : -1))
     .map(([day, signature]) => ({ websiteId, zone, day, signature }));
 }
 

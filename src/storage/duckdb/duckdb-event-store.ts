@@ -208,6 +208,7 @@ export class DuckDbEventStore implements EventStore {
     private readonly onUpkeepError: (error: unknown) => void,
     private readonly foldPartEvents: number,
     private readonly pageOrderEvents: number,
+    private readonly onDayFolded: (websiteId: number, day: string) => void,
   ) {
     this.timer = upkeep
       ? setInterval(() => {
@@ -220,12 +221,17 @@ export class DuckDbEventStore implements EventStore {
    * The data directory's store; with `upkeep` it runs upkeep() every UPKEEP_INTERVAL_MS by
    * itself. `foldPartEvents` (FOLD_PART_EVENTS by default) and `pageOrderEvents`
    * (PAGE_ORDER_EVENTS) let tests fold small days in parts and store them in page order,
-   * and `memoryLimit` (duckDbSettings) run small stores within as little memory as large
-   * ones meet.
+   * `memoryLimit` (duckDbSettings) run small stores within as little memory as large ones
+   * meet, and `onDayFolded` see the days folded, in their order.
    */
   static async open(
     dataDir: string,
-    options: EngineOptions & { foldPartEvents?: number; pageOrderEvents?: number; memoryLimit?: string } = {},
+    options: EngineOptions & {
+      foldPartEvents?: number;
+      pageOrderEvents?: number;
+      memoryLimit?: string;
+      onDayFolded?: (websiteId: number, day: string) => void;
+    } = {},
   ): Promise<DuckDbEventStore> {
     const file = path.join(dataDir, "events.duckdb");
     if (options.existing && !fs.existsSync(file)) {
@@ -251,6 +257,7 @@ export class DuckDbEventStore implements EventStore {
         options.onUpkeepError ?? (() => undefined),
         options.foldPartEvents ?? FOLD_PART_EVENTS,
         options.pageOrderEvents ?? PAGE_ORDER_EVENTS,
+        options.onDayFolded ?? (() => undefined),
       );
     } catch (error) {
       instance?.closeSync();
@@ -638,7 +645,9 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * Folds the days of event_days that `where` selects (with `endedBy`, only those whose local
-   * day in the website's zone ended by then, ms), oldest first. A day that starts before
+   * day in the website's zone ended by then, ms), newest first: after a change of time zone
+   * or an import of history, the days dashboards and reports read most (the last 30 days,
+   * the last week or month) are fast again first, not after every older one. A day that starts before
    * 1970 is left as written: its visits' times are seconds since 1970, unsigned, and no
    * range may ask for it (day-rule.ts); an import refuses such events now, and a store that
    * took some before keeps them, unfolded, instead of failing every fold.
@@ -648,7 +657,7 @@ export class DuckDbEventStore implements EventStore {
     const days = await this.serialised(() =>
       this.writer.runAndReadAll(
         `SELECT website_id, strftime(day, '%Y-%m-%d') AS day, epoch(written) AS written FROM event_days
-         WHERE ${where} ORDER BY day, website_id`,
+         WHERE ${where} ORDER BY day DESC, website_id`,
         params,
       ),
     );
@@ -660,6 +669,7 @@ export class DuckDbEventStore implements EventStore {
       if (endedBy !== undefined && zoneRule(zone).dayStart(dayNumberFromString(day) + 1) > endedBy) continue;
       if (this.closing) return; // the rest stay open, and are folded after the next start
       await this.foldDay(websiteId, zone, day, Number(row.written));
+      this.onDayFolded(websiteId, day);
     }
   }
 
