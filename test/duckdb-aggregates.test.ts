@@ -178,18 +178,27 @@ describe("embedded store aggregates", () => {
     let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     const window = { from: "2026-06-01", to: "2026-06-10" };
     const visitStats = STATS.filter((stat) => stat.rows === "visits");
-    const read = async () => ({
-      stats: await Promise.all(
-        visitStats.map((stat) => store.queryStat({ ...QUERY, websiteId: 1, stat, ...window })),
-      ),
-      days: await store.queryDays({
-        websiteId: 1,
-        zone: "UTC",
-        filters: [],
-        stats: visitStats.filter((stat) => stat.dimension === "day"),
-        ...window,
-      }),
+    // Unfiltered, on an event's page, and on the visitor's attributes alone (read another way).
+    const filterSets = ["", "page~/docs/12", "browser==Chrome"].map((text) => {
+      const parsed = text === "" ? { filters: [] } : parseFilters(text);
+      assert.ok("filters" in parsed);
+      return parsed.filters;
     });
+    const read = async () =>
+      Promise.all(
+        filterSets.map(async (filters) => ({
+          stats: await Promise.all(
+            visitStats.map((stat) => store.queryStat({ ...QUERY, filters, websiteId: 1, stat, ...window })),
+          ),
+          days: await store.queryDays({
+            websiteId: 1,
+            zone: "UTC",
+            filters,
+            stats: visitStats.filter((stat) => stat.dimension === "day"),
+            ...window,
+          }),
+        })),
+      );
     try {
       await store.migrate();
       // 200,000 events of one website, over 5,000 pages of long addresses (the exit pages
@@ -212,7 +221,7 @@ describe("embedded store aggregates", () => {
       store = await DuckDbEventStore.open(dir, options);
       assert.equal((await foldedDays(dir)).folded, 0, "every day open");
       const open = await read();
-      assert.ok(open.stats.every((page) => page.total > 0));
+      assert.ok(open.every((set) => set.stats.every((page) => page.total > 0)));
       for (const stat of visitStats) {
         const none = await store.queryStat({ ...QUERY, websiteId: 3, stat, ...window });
         assert.deepEqual(none, { rows: [], total: 0 }, `${stat.name} of a website without visits`);
