@@ -51,6 +51,21 @@ async function postHits(baseUrl: string, count: number, from: number, posted: Po
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
+/**
+ * Posts hits 1,000 at a time from number `from` until some are dropped as unavailable (the
+ * write buffer is full), and only as that; returns the number of the next hit.
+ */
+async function postUntilDropped(baseUrl: string, from: number, posted: Posted): Promise<number> {
+  let sent = from;
+  while (!posted.dropped.has("unavailable") && sent < from + 60_000) {
+    await postHits(baseUrl, 1_000, sent, posted);
+    sent += 1_000;
+  }
+  assert.ok(posted.dropped.has("unavailable"), `no hit was dropped as unavailable after ${sent - from} hits`);
+  assert.deepEqual([...posted.dropped.keys()], ["unavailable"], "no other drop reason");
+  return sent;
+}
+
 async function status(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
   const response = await fetch(url, init);
   return { status: response.status, body: await response.text() };
@@ -64,6 +79,34 @@ async function waitFor(what: string, ms: number, check: () => Promise<boolean>):
     await sleep(200);
   }
   return Date.now() - started;
+}
+
+/** A server whose disk these tests fill: hits written every 100 ms, none rate limited. */
+const FILLING = { ANALYTICS_FLUSH_INTERVAL_MS: "100", ANALYTICS_COLLECT_RATE_LIMIT: "100000000" };
+
+/**
+ * Creates website 1, full.example, public, through the API; `read` asks for its pageviews
+ * of today (`count` null unless the answer is 200).
+ */
+async function fullExample(baseUrl: string, key: string) {
+  const api = `${baseUrl}/api/v1`;
+  const auth = { authorization: `Bearer ${key}` };
+  const created = await fetch(`${api}/websites`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+    body: "domain=full.example&privacy=0",
+  });
+  assert.equal(created.status, 201);
+  const today = new Date().toISOString().slice(0, 10);
+  const read = async () => {
+    const answer = await status(`${api}/stats/1?name=pageviews&from=${today}&to=${today}`, { headers: auth });
+    const count =
+      answer.status === 200
+        ? ((JSON.parse(answer.body) as { data: { count: number }[] }).data[0]?.count ?? 0)
+        : null;
+    return { ...answer, count };
+  };
+  return { api, auth, today, read };
 }
 
 /**
@@ -113,39 +156,16 @@ describe("a full disk", () => {
     const dataDir = path.join(disk.dir, "data");
     const key = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]).lastLine;
     const old = fillStoreLog(dataDir);
-    const server = await startServer(["--data-dir", dataDir], {
-      ANALYTICS_FLUSH_INTERVAL_MS: "100",
-      ANALYTICS_COLLECT_RATE_LIMIT: "100000000",
-    });
+    const server = await startServer(["--data-dir", dataDir], FILLING);
     let stopped: number | null | undefined;
     try {
-      const api = `${server.baseUrl}/api/v1`;
-      const auth = { authorization: `Bearer ${key}` };
-      const created = await fetch(`${api}/websites`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
-        body: "domain=full.example&privacy=0",
-      });
-      assert.equal(created.status, 201);
-      const today = new Date().toISOString().slice(0, 10);
-      const pageviews = async () => {
-        const answer = await status(`${api}/stats/1?name=pageviews&from=${today}&to=${today}`, {
-          headers: auth,
-        });
-        if (answer.status !== 200) return -1;
-        return (JSON.parse(answer.body) as { data: { count: number }[] }).data[0]?.count ?? 0;
-      };
+      const { api, auth, today, read } = await fullExample(server.baseUrl, key);
+      const pageviews = async () => (await read()).count ?? -1;
 
       // 1. The disk fills up (2 MB left: room for the log to grow, none for a checkpoint).
       disk.fill(2 * MB);
       const first: Posted = { acknowledged: 0, dropped: new Map() };
-      let sent = 0;
-      while (!first.dropped.has("unavailable") && sent < 60_000) {
-        await postHits(server.baseUrl, 1_000, sent, first);
-        sent += 1_000;
-      }
-      assert.ok(first.dropped.has("unavailable"), `no hit was dropped as unavailable after ${sent} hits`);
-      assert.deepEqual([...first.dropped.keys()], ["unavailable"], "no other drop reason");
+      let sent = await postUntilDropped(server.baseUrl, 0, first);
       assert.match(server.output(), /the event store failed; it is being opened again/);
       assert.match(server.output(), /No space left on device/, "the log says why");
       assert.equal((await status(`${server.baseUrl}/healthz`)).status, 503);
@@ -227,27 +247,14 @@ describe("a full disk", () => {
     if (!disk) return;
     const dataDir = path.join(disk.dir, "data");
     const key = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]).lastLine;
-    const server = await startServer(["--data-dir", dataDir], {
-      ANALYTICS_FLUSH_INTERVAL_MS: "100",
-      ANALYTICS_COLLECT_RATE_LIMIT: "100000000",
-    });
+    const server = await startServer(["--data-dir", dataDir], FILLING);
     let stopped: number | null | undefined;
     try {
-      const api = `${server.baseUrl}/api/v1`;
-      const auth = { authorization: `Bearer ${key}` };
-      const created = await fetch(`${api}/websites`, {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
-        body: "domain=full.example&privacy=0",
-      });
-      assert.equal(created.status, 201);
-      const today = new Date().toISOString().slice(0, 10);
+      const { read } = await fullExample(server.baseUrl, key);
       const pageviews = async () => {
-        const answer = await status(`${api}/stats/1?name=pageviews&from=${today}&to=${today}`, {
-          headers: auth,
-        });
+        const answer = await read();
         assert.equal(answer.status, 200, `statistics answer: ${answer.body}`);
-        return (JSON.parse(answer.body) as { data: { count: number }[] }).data[0]?.count ?? 0;
+        return answer.count ?? 0;
       };
       const before: Posted = { acknowledged: 0, dropped: new Map() };
       await postHits(server.baseUrl, 500, 0, before);
@@ -255,13 +262,7 @@ describe("a full disk", () => {
 
       disk.fill(0);
       const during: Posted = { acknowledged: 0, dropped: new Map() };
-      let sent = 500;
-      while (!during.dropped.has("unavailable") && sent < 60_000) {
-        await postHits(server.baseUrl, 1_000, sent, during);
-        sent += 1_000;
-      }
-      assert.ok(during.dropped.has("unavailable"), `no hit was dropped as unavailable after ${sent} hits`);
-      assert.deepEqual([...during.dropped.keys()], ["unavailable"], "no other drop reason");
+      await postUntilDropped(server.baseUrl, 500, during);
       assert.match(server.output(), /No space left on device/, "the log says why");
       assert.doesNotMatch(server.output(), /being opened again/, "the store stayed open");
       assert.equal((await status(`${server.baseUrl}/healthz`)).status, 503, "hits cannot be written");
