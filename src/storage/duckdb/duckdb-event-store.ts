@@ -155,12 +155,13 @@ interface WindowPart {
 
 /**
  * A window cut where its visits are counted from raw events: each open day alone, the
- * folded days between them together. The window functions that find a day's visits in its events hold every event they read,
- * for as long as the statement runs, so one statement over a month of open days (a
- * website's whole history after a change of time zone, or a large import not folded yet)
- * needs memory in proportion to all of them: at 10M events, exit pages ran out of DuckDB's
- * 128 MB and the other visit statistics took 7-10 s on one core (bench/RESULTS.md,
- * "Visits of open days counted a day at a time"). A part of one open day needs that day's alone.
+ * folded days between them together. The window functions that find visits hold every
+ * event they read for as long as the statement runs (even a UNION ALL of one arm per day
+ * did), so one statement over a month of open days (a website's whole history after a
+ * change of time zone, or a large import not folded yet) needs memory for all of them: at
+ * 10M events, exit pages ran out of DuckDB's 128 MB and the other visit statistics took
+ * 7-10 s on one core, against 5.5-9 s a day at a time (bench/RESULTS.md, "Visits of open
+ * days counted a day at a time"). A statement of one open day needs that day's memory alone.
  */
 function windowParts(window: { from: string; to: string }, openDays: readonly string[]): WindowPart[] {
   const open = new Set(openDays);
