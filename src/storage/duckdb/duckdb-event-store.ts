@@ -648,10 +648,10 @@ export class DuckDbEventStore implements EventStore {
    * Folds the days of event_days that `where` selects (with `endedBy`, only those whose local
    * day in the website's zone ended by then, ms), newest first: after a change of time zone
    * or an import of history, the days dashboards and reports read most (the last 30 days,
-   * the last week or month) are fast again first, not after every older one. A day that starts before
-   * 1970 is left as written: its visits' times are seconds since 1970, unsigned, and no
-   * range may ask for it (day-rule.ts); an import refuses such events now, and a store that
-   * took some before keeps them, unfolded, instead of failing every fold.
+   * the last week or month) are fast again first, not after every older one. A day that
+   * starts before 1970 is left as written: its visits' times are seconds since 1970,
+   * unsigned, and no range may ask for it (day-rule.ts); an import refuses such events now,
+   * and a store that took some before keeps them, unfolded, instead of failing every fold.
    */
   private async foldDays(where: string, params: (string | number)[], endedBy?: number): Promise<void> {
     const zones = await this.zones();
