@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { runCli, startServer } from "./support/cli.js";
+import { createWebsite, runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 
 const CHROME =
@@ -47,12 +47,7 @@ describe("a backup of a running server", () => {
       });
       let before: unknown[];
       try {
-        const made = await fetch(`${server.baseUrl}/api/v1/websites`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
-          body: "domain=backup.example",
-        });
-        assert.equal(made.status, 201);
+        await createWebsite(server.baseUrl, key, "backup.example");
         for (const page of ["/", "/pricing", "/docs", "/pricing"]) {
           const hit = await fetch(`${server.baseUrl}/api/event`, {
             method: "POST",

@@ -8,7 +8,14 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CLI, runCli, runCliUnprivileged, startServer, unprivilegedMissing } from "./support/cli.js";
+import {
+  CLI,
+  createWebsite,
+  runCli,
+  runCliUnprivileged,
+  startServer,
+  unprivilegedMissing,
+} from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 import { freshMetadata, METADATA_ENGINE, type TestMetadata } from "./support/test-metadata.js";
 
@@ -200,13 +207,7 @@ describe("analytics CLI", () => {
         200,
         "a key made by the CLI works at once on the running server",
       );
-      const made = await fetch(`${server.baseUrl}/api/v1/websites`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${oldKey}`, "content-type": "application/x-www-form-urlencoded" },
-        body: "domain=live.example",
-      });
-      assert.equal(made.status, 201);
-      const websiteId = ((await made.json()) as { data: { id: number } }).data.id;
+      const websiteId = await createWebsite(server.baseUrl, oldKey, "live.example");
 
       const rotated = cli(["keys", "rotate", "--email", "live@example.org", "--data-dir", dataDir]);
       assert.equal(rotated.status, 0, rotated.stderr);

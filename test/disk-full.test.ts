@@ -16,7 +16,7 @@ import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import { runCli, runCliAsync, startServer } from "./support/cli.js";
+import { createWebsite, runCli, runCliAsync, startServer } from "./support/cli.js";
 import { mountSmallDisk, type SmallDisk } from "./support/small-disk.js";
 
 const SAFARI =
@@ -91,12 +91,7 @@ const FILLING = { ANALYTICS_FLUSH_INTERVAL_MS: "100", ANALYTICS_COLLECT_RATE_LIM
 async function fullExample(baseUrl: string, key: string) {
   const api = `${baseUrl}/api/v1`;
   const auth = { authorization: `Bearer ${key}` };
-  const created = await fetch(`${api}/websites`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
-    body: "domain=full.example&privacy=0",
-  });
-  assert.equal(created.status, 201);
+  assert.equal(await createWebsite(baseUrl, key, "full.example", "privacy=0"), 1);
   const today = new Date().toISOString().slice(0, 10);
   const read = async () => {
     const answer = await status(`${api}/stats/1?name=pageviews&from=${today}&to=${today}`, { headers: auth });

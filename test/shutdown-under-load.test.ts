@@ -8,7 +8,7 @@ import fs from "node:fs";
 import net from "node:net";
 import { describe, it } from "node:test";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import { runCli, startServer } from "./support/cli.js";
+import { createWebsite, runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 
 const SAFARI =
@@ -81,12 +81,7 @@ describe("shutdown under load", () => {
     try {
       const key = runCli(["users", "create", "--email", "owner@example.org", "--data-dir", dataDir]).lastLine;
       const server = await startServer(["--data-dir", dataDir]);
-      const created = await fetch(`${server.baseUrl}/api/v1/websites`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
-        body: "domain=busy.example",
-      });
-      assert.equal(created.status, 201);
+      await createWebsite(server.baseUrl, key, "busy.example");
       let exitedAt = 0;
       const exited = new Promise<number | null>((resolve) =>
         server.process.once("exit", (code) => {

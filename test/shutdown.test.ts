@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { describe, it } from "node:test";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import { runCli, startServer } from "./support/cli.js";
+import { createWebsite, runCli, startServer } from "./support/cli.js";
 import { tempDir } from "./support/test-app.js";
 
 const SAFARI =
@@ -33,12 +33,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
         });
         let acknowledged = 0;
         try {
-          const created = await fetch(`${server.baseUrl}/api/v1/websites`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
-            body: "domain=durable.example",
-          });
-          assert.equal(created.status, 201);
+          await createWebsite(server.baseUrl, key, "durable.example");
           const sends = Array.from({ length: 400 }, async (_, i) => {
             const response = await fetch(`${server.baseUrl}/api/event`, {
               method: "POST",

@@ -1,6 +1,7 @@
 // Runs the built `analytics` command as a separate process, as a user would: the file
 // itself, so its first line gives node the flags the installed command runs with.
 
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -132,4 +133,25 @@ export function startServer(
       reject(new Error(`server exited with ${code}:\n${output}`));
     });
   });
+}
+
+/**
+ * Creates a website on a running server through the API with the owner's `key` (`fields`, a
+ * form body after the domain, e.g. `privacy=0`); fails the test unless it is a 201, and
+ * resolves with its id.
+ */
+export async function createWebsite(
+  baseUrl: string,
+  key: string,
+  domain: string,
+  fields = "",
+): Promise<number> {
+  const response = await fetch(`${baseUrl}/api/v1/websites`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/x-www-form-urlencoded" },
+    body: `domain=${encodeURIComponent(domain)}${fields ? `&${fields}` : ""}`,
+  });
+  const body = await response.text();
+  assert.equal(response.status, 201, `website ${domain} not created: ${body}`);
+  return (JSON.parse(body) as { data: { id: number } }).data.id;
 }
