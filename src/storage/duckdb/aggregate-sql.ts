@@ -93,6 +93,50 @@ export function timeSql(zone: string, from: number, to: number): TimeSql {
   };
 }
 
+/**
+ * Some of the visitors of a statement's events: those whose number leaves `part` when
+ * divided by `parts`. A visit is one visitor's, and a visitor's events are all in one
+ * slice, so the counts of a day's slices add up to the day's, unique visitors included. The
+ * window functions that find visits need memory in proportion to the events they read: a
+ * day too large for one statement (a fold, or an open day counted from its events) is
+ * read a slice at a time.
+ */
+export interface VisitorSlice {
+  parts: number;
+  part: number;
+}
+
+/** The condition on events `e` that keeps the visitors of `slice`. */
+function sliceSql({ parts, part }: VisitorSlice): string {
+  return `e.visitor % ${parts} = ${part}`;
+}
+
+/**
+ * The events `e` of website $1 between the instants `start` and `end` (ms), of the visitors
+ * of `slice` (every visitor's without one).
+ */
+export function windowEventsSql(start: number, end: number, slice?: VisitorSlice): string {
+  const events = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  return slice ? `${events} AND ${sliceSql(slice)}` : events;
+}
+
+/**
+ * The events of each open day of a window (`openDays`, YYYY-MM-DD, ascending) of website $1
+ * in `zone`, as rows `day` (YYYY-MM-DD) and `n`: what a statement finding the day's visits
+ * would read (the store reads a larger day a VisitorSlice at a time).
+ */
+export function openDayEventsSql(zone: string, openDays: readonly string[]): string {
+  const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
+  const time = timeSql(zone, start, end);
+  return `SELECT strftime(CAST(${time.date("d")} AS DATE), '%Y-%m-%d') AS day, n
+    FROM (SELECT ${time.day} AS d, count(*) AS n FROM events e
+      WHERE ${windowEventsSql(start, end)} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})
+      GROUP BY d)`;
+}
+
+/** A query read for one slice of its visitors (none: all of them). */
+type Sliced = { visitors?: VisitorSlice | undefined };
+
 /** The time of the events of one local day, whose day is a constant. */
 function oneDayTime(zone: string, day: string, start: number, end: number): TimeSql {
   const time = timeSql(zone, start, end);
@@ -294,10 +338,8 @@ function namedSql(counts: string): string {
  * statistic at once: DuckDB spends about 3 ms on any
  * statement, which a statement per statistic paid 23 times a day (a 2,400-event test
  * store took 12.7 s to fold 48 days that way, 10 s of the 21 s fold of 10M events).
- * The day's visits are found in `parts` statements, each over the visitors whose number
- * leaves that remainder (a visit is one visitor's): the window functions that find them
- * need memory in proportion to the events they read, and a day of 3.5M events at once ran
- * out of DuckDB's (FOLD_PART_EVENTS in duckdb-event-store.ts).
+ * The day's visits are found in `parts` statements, a VisitorSlice each: a day of 3.5M
+ * events at once ran out of DuckDB's memory (FOLD_PART_EVENTS in duckdb-event-store.ts).
  */
 export function foldDaySql(websiteId: number, zone: string, day: string, parts = 1): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
@@ -314,7 +356,7 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
   return [
     `DELETE FROM day_visits WHERE ${ofDay}`,
     ...Array.from({ length: parts }, (_, part) => {
-      const visitors = parts === 1 ? where : `${where} AND e.visitor % ${parts} = ${part}`;
+      const visitors = parts === 1 ? where : `${where} AND ${sliceSql({ parts, part })}`;
       return `INSERT INTO day_visits ${dayVisitsSql(visitors, time, end / 1000)}`;
     }),
     `CREATE OR REPLACE TEMP TABLE folded AS ${counts.join(" UNION ALL ")}`,
@@ -361,7 +403,7 @@ export function pageOrderSql(websiteId: number, zone: string, day: string): stri
  * daily_stats, and the open days counted from their raw events.
  */
 function foldedAndOpenSql(
-  query: StatsQuery,
+  query: StatsQuery & Sliced,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ): string {
@@ -380,8 +422,7 @@ function foldedAndOpenSql(
   const live = namedSql(
     statCountsSql(
       query.stat,
-      `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}
-        AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`,
+      `${windowEventsSql(start, end, query.visitors)} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`,
       time,
     ),
   );
@@ -449,13 +490,13 @@ function filtersSql(
  * events of its open days (null without any).
  */
 function foldedWindow(
-  query: Pick<StatsQuery, "zone" | "from" | "to">,
+  query: Pick<StatsQuery, "zone" | "from" | "to"> & Sliced,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ) {
   const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
   const time = timeSql(query.zone, start, end);
-  const events = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  const events = windowEventsSql(start, end, query.visitors);
   // Bound when first used: a statement must use every value bound for it.
   let bound: { range: string; open: string[] } | null = null;
   const values = () => {
@@ -522,7 +563,7 @@ export function filtersVisitorAttributes(filters: readonly StatsFilter[]): boole
  * ms for browser!=Chrome on one core), and only the mixed ones are read through their events.
  */
 function filteredVisitsSql(
-  query: StatsQuery,
+  query: StatsQuery & Sliced,
   openDays: readonly string[],
   filters: string,
   bind: (value: string | number) => string,
@@ -559,7 +600,7 @@ function filteredVisitsSql(
  * matching events); a mixed one is counted from its events, and so are the open days.
  */
 function filteredVisitorsSql(
-  query: StatsQuery,
+  query: StatsQuery & Sliced,
   openDays: readonly string[],
   filters: string,
   bind: (value: string | number) => string,
@@ -609,13 +650,15 @@ function filteredVisitorsSql(
  * all events), except where it reads the folded days' visits (readsFoldedVisits): a
  * statistic of days counts as dayCountsSql does, so alike on its own and with others.
  * `numbers` are the stored numbers of the filters' values (numberedField), by position;
- * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes).
+ * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes);
+ * `visitors`, the slice of the visitors to count (VisitorSlice), if not all.
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
+  const sliced = { ...query, visitors };
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
@@ -623,17 +666,17 @@ export function statQuerySql(
   };
   const filters = filtersSql(query.filters, numbers, bind);
   let counted: string;
-  if (filters === null) counted = foldedAndOpenSql(query, openDays, bind);
+  if (filters === null) counted = foldedAndOpenSql(sliced, openDays, bind);
   else if (query.stat.dimension === "day") {
-    const days = daysSql({ ...query, stats: [query.stat] }, openDays, filters, mixedVisits, bind);
+    const days = daysSql({ ...sliced, stats: [query.stat] }, openDays, filters, mixedVisits, bind);
     counted = `(SELECT day AS value, n FROM (${days}))`;
   } else if (query.stat.rows === "visits") {
-    counted = filteredVisitsSql(query, openDays, filters, bind, mixedVisits);
+    counted = filteredVisitsSql(sliced, openDays, filters, bind, mixedVisits);
   } else if (readsVisitAttributes(query)) {
-    counted = filteredVisitorsSql(query, openDays, filters, bind, mixedVisits);
+    counted = filteredVisitorsSql(sliced, openDays, filters, bind, mixedVisits);
   } else {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
-    const window = `e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+    const window = windowEventsSql(start, end, visitors);
     counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
       statCountsSql(query.stat, window, timeSql(query.zone, start, end), false, filters),
     )} GROUP BY value)`;
@@ -721,7 +764,7 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
@@ -729,18 +772,20 @@ export function dayCountsSql(
     return `$${params.length}`;
   };
   const filters = filtersSql(query.filters, numbers, bind);
-  return { sql: daysSql(query, openDays, filters, mixedVisits, bind), params };
+  return { sql: daysSql({ ...query, visitors }, openDays, filters, mixedVisits, bind), params };
 }
 
 /** What a query's SQL is given, read by the store first: see statQuerySql. */
 interface ReadOptions {
   numbers?: readonly (number | undefined)[];
   mixedVisits?: boolean;
+  /** Counts the visitors of this slice alone (the store adds up a day's slices). */
+  visitors?: VisitorSlice | undefined;
 }
 
 /** dayCountsSql's statement, `filters` as filtersSql gives them, values bound through `bind` ($1 the website). */
 function daysSql(
-  query: DaysQuery,
+  query: DaysQuery & Sliced,
   openDays: readonly string[],
   filters: string | null,
   mixedVisits: boolean,

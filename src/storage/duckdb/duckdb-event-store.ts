@@ -39,13 +39,15 @@ import {
   dayEventsSql,
   filtersVisitorAttributes,
   foldDaySql,
-  instantSql,
   numberedField,
+  openDayEventsSql,
   pageOrderSql,
   readsFoldedVisits,
   statQuerySql,
   summedPageSql,
   timeSql,
+  type VisitorSlice,
+  windowEventsSql,
 } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
@@ -147,10 +149,12 @@ export function duckDbSettings(): Record<string, string> {
 /** A page size that takes every value of a statistic (readStatInParts). */
 const EVERY_VALUE = 2 ** 31 - 1;
 
-/** Days of a window counted in one statement, and which of them are open. */
+/** Days of a window counted in one statement, which of them are open, and whose visitors. */
 interface WindowPart {
   range: { from: string; to: string };
   open: string[];
+  /** Of an open day too large for one statement: the slice of its visitors counted. */
+  visitors?: VisitorSlice;
 }
 
 /**
@@ -161,9 +165,18 @@ interface WindowPart {
  * change of time zone, or a large import not folded yet) needs memory for all of them: at
  * 10M events, exit pages ran out of DuckDB's 128 MB and the other visit statistics took
  * 7-10 s on one core, against 5.5-9 s a day at a time (bench/RESULTS.md, "Visits of open
- * days counted a day at a time"). A statement of one open day needs that day's memory alone.
+ * days counted a day at a time"). A statement of one open day needs that day's memory alone,
+ * and an open day of more than `partEvents` events (`eventsOf` says how many each holds) is
+ * cut further into VisitorSlices as a fold cuts it: a website's today of 3.8M events ran
+ * out of memory in the exit pages, as one statement (bench/RESULTS.md, "An open day of
+ * millions of events").
  */
-function windowParts(window: { from: string; to: string }, openDays: readonly string[]): WindowPart[] {
+function windowParts(
+  window: { from: string; to: string },
+  openDays: readonly string[],
+  eventsOf: ReadonlyMap<string, number>,
+  partEvents: number,
+): WindowPart[] {
   const open = new Set(openDays);
   const parts: WindowPart[] = [];
   let folded: string[] = [];
@@ -178,10 +191,19 @@ function windowParts(window: { from: string; to: string }, openDays: readonly st
       continue;
     }
     flush();
-    parts.push({ range: { from: day, to: day }, open: [day] });
+    const slices = sliceCount(eventsOf.get(day) ?? 0, partEvents);
+    if (slices === 1) parts.push({ range: { from: day, to: day }, open: [day] });
+    else
+      for (let part = 0; part < slices; part++)
+        parts.push({ range: { from: day, to: day }, open: [day], visitors: { parts: slices, part } });
   }
   flush();
   return parts;
+}
+
+/** The VisitorSlices a day of `events` events is read in, at most about `partEvents` each. */
+function sliceCount(events: number, partEvents: number): number {
+  return Math.max(1, Math.ceil(events / partEvents));
 }
 
 export class DuckDbEventStore implements EventStore {
@@ -445,11 +467,10 @@ export class DuckDbEventStore implements EventStore {
   ): Promise<StatsPage> {
     const sums = new Map<string, number>();
     for (const part of parts) {
-      const { page } = statQuerySql(
-        { ...query, ...part.range, limit: EVERY_VALUE, offset: 0 },
-        part.open,
-        options,
-      );
+      const { page } = statQuerySql({ ...query, ...part.range, limit: EVERY_VALUE, offset: 0 }, part.open, {
+        ...options,
+        visitors: part.visitors,
+      });
       for (const row of (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects()) {
         const value = String(row.value);
         sums.set(value, (sums.get(value) ?? 0) + Number(row.n));
@@ -468,14 +489,19 @@ export class DuckDbEventStore implements EventStore {
     const mixedVisits = await this.holdsMixedVisits(query);
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
-    // Each day is in one part: its counts are its part's.
-    const parts = (query.stats.some((stat) => stat.rows === "visits") &&
+    // A day is in one part, or in the slices of its visitors: its counts are their sum.
+    const parts: WindowPart[] = (query.stats.some((stat) => stat.rows === "visits") &&
       (await this.visitParts(query, openDays))) || [{ range: query, open: [...openDays] }];
     for (const part of parts) {
-      const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, { numbers, mixedVisits });
+      const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, {
+        numbers,
+        mixedVisits,
+        visitors: part.visitors,
+      });
       for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
         const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
-        days[String(row.day)] = Number(row.n);
+        const day = String(row.day);
+        days[day] = (days[day] ?? 0) + Number(row.n);
       }
     }
     return counts;
@@ -484,22 +510,25 @@ export class DuckDbEventStore implements EventStore {
   /**
    * The parts a window's visits are counted in (windowParts), when its open days hold more
    * events than one statement finds the visits of (foldPartEvents, as a fold does); null
-   * when it is counted whole.
+   * when it is counted whole. The open days' events are counted at once first (a
+   * millisecond or two for a day of 300,000), and day by day only past that.
    */
   private async visitParts(
     query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">,
     openDays: readonly string[],
   ): Promise<WindowPart[] | null> {
-    if (openDays.length <= 1) return null;
+    if (openDays.length === 0) return null;
     const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
     const [row] = (
       await this.reader.runAndReadAll(
-        `SELECT count(*) AS n FROM events e
-         WHERE e.website_id = CAST($1 AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`,
+        `SELECT count(*) AS n FROM events e WHERE ${windowEventsSql(start, end)}`,
         [query.websiteId],
       )
     ).getRowObjects();
-    return Number(row?.n ?? 0) > this.foldPartEvents ? windowParts(query, openDays) : null;
+    if (Number(row?.n ?? 0) <= this.foldPartEvents) return null;
+    const days = await this.reader.runAndReadAll(openDayEventsSql(query.zone, openDays), [query.websiteId]);
+    const eventsOf = new Map(days.getRowObjects().map((day) => [String(day.day), Number(day.n)]));
+    return windowParts(query, openDays, eventsOf, this.foldPartEvents);
   }
 
   /**
@@ -690,7 +719,7 @@ export class DuckDbEventStore implements EventStore {
           `SELECT count(*) AS n FROM events e WHERE ${dayEventsSql(websiteId, zone, day)}`,
         );
         events = Number(counted.getRowObjects()[0]?.n ?? 0);
-        const parts = Math.max(1, Math.ceil(events / this.foldPartEvents));
+        const parts = sliceCount(events, this.foldPartEvents);
         for (const statement of foldDaySql(websiteId, zone, day, parts)) await this.writer.run(statement);
         await this.writer.run(
           `UPDATE event_days SET folded = true
