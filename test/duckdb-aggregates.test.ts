@@ -242,6 +242,104 @@ describe("embedded store aggregates", () => {
       }
     });
 
+  for (const zone of ["UTC", "America/New_York"]) {
+    it(`keeps the visits of today and of a day written again, and finds those of the visitors written since (${zone})`, async () => {
+      // Against a store never upkept, which finds every visit from the events.
+      const dirs = [tempDir("analytics-aggregates-"), tempDir("analytics-aggregates-")];
+      const day = 86_400_000;
+      const start = Date.UTC(2026, 5, 10);
+      // 2026-06-12 20:00 UTC; in New York 16:00 of the same day.
+      const clock = new ManualClock(new Date(start + 2 * day + 20 * 3_600_000));
+      const next = random(23);
+      const visitors = Array.from({ length: 50 }, (_, i) => BigInt(i + 1));
+      const visitor = () => pick(next, visitors);
+      const filtered = parseFilters("browser==Chrome");
+      assert.ok("filters" in filtered);
+      let stores = await Promise.all(dirs.map((dir) => DuckDbEventStore.open(dir, { clock, upkeep: false })));
+      const [kept, fromEvents] = [0, 1];
+      const write = (events: StoredEvent[]) => Promise.all(stores.map((store) => store.insert(events)));
+      const reopen = async () => {
+        await Promise.all(stores.map((store) => store.close()));
+        stores = await Promise.all(dirs.map((dir) => DuckDbEventStore.open(dir, { clock, upkeep: false })));
+      };
+      const all = async (store: DuckDbEventStore) => {
+        const result: Record<string, unknown> = {};
+        for (const [from, to] of [
+          ["2026-06-10", "2026-06-12"],
+          ["2026-06-12", "2026-06-12"],
+          ["2026-06-11", "2026-06-12"],
+        ] as const) {
+          for (const filters of [[], filtered.filters]) {
+            for (const stat of STATS)
+              result[`${stat.name} ${from} ${to} ${filters.length}`] = await store.queryStat({
+                ...QUERY,
+                websiteId: 1,
+                zone,
+                stat,
+                from,
+                to,
+                filters,
+              });
+            result[`days ${from} ${to} ${filters.length}`] = await store.queryDays({
+              websiteId: 1,
+              zone,
+              filters,
+              stats: STATS.filter((stat) => stat.dimension === "day"),
+              from,
+              to,
+            });
+          }
+        }
+        return result;
+      };
+      // Every day written (in New York the first hours of 10 June are 9 June's).
+      const keptDays = `${zone === "UTC" ? "" : "2026-06-09 "}2026-06-10 2026-06-11 2026-06-12`;
+      const keptRows = async () => {
+        const [row = {}] = await storeFileSql(
+          dirs[kept] as string,
+          `SELECT (SELECT string_agg(strftime(day, '%Y-%m-%d'), ' ' ORDER BY day) FROM visit_days WHERE website_id = 1) AS days,
+             (SELECT count(*) FROM visitor_changes WHERE website_id = 1) AS changes`,
+          { readOnly: true },
+        );
+        return { days: String(row.days), changes: Number(row.changes) };
+      };
+      try {
+        for (const store of stores) {
+          await store.migrate();
+          await store.setZone(1, zone);
+        }
+        // Today's events up to now (from 04:00 UTC, today in both zones), the days before.
+        const today = start + 2 * day + 4 * 3_600_000;
+        await write(randomEvents(next, 700, { start, days: 2, visitor }));
+        await write(randomEvents(next, 300, { start: today, days: 0.6, visitor }));
+        clock.advance(11_000);
+        await stores[kept]?.upkeep();
+        await reopen();
+        assert.deepEqual(await keptRows(), { days: keptDays, changes: 0 });
+        // Today again (visits of the same visitors extended, split, and new visitors), and
+        // the day before, folded, written again.
+        await write(randomEvents(next, 150, { start: today, days: 0.66, visitor }));
+        await write(randomEvents(next, 40, { start: start + day, days: 1, visitor }));
+        const expected = await all(stores[fromEvents] as DuckDbEventStore);
+        assert.deepEqual(
+          await all(stores[kept] as DuckDbEventStore),
+          expected,
+          "kept visits and changed visitors",
+        );
+        await reopen();
+        assert.ok((await keptRows()).changes > 0, "visitors changed since");
+        clock.advance(11_000);
+        await stores[kept]?.upkeep();
+        assert.deepEqual(await all(stores[kept] as DuckDbEventStore), expected, "the changes found");
+        await reopen();
+        assert.deepEqual(await keptRows(), { days: keptDays, changes: 0 });
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
   it("keeps events from before 1970 that an earlier version took, unfolded, and folds every other day", async () => {
     // Imports refuse them now (event-importer.ts); one such event once failed every fold and
     // `aggregates rebuild` (its visit's start is unsigned seconds since 1970).
@@ -569,13 +667,13 @@ describe("embedded store aggregates", () => {
     {
       what: "without the visitor's attributes",
       columns: "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page",
-      since: [10, 11],
+      since: [10, 11, 12],
     },
     {
       what: "without the hours of the visitor's day",
       columns:
         "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page, mixed, browser, os, device, resolution, language, place, first_of_day",
-      since: [11],
+      since: [11, 12],
     },
   ];
   for (const older of OLDER_VISITS) {
@@ -621,12 +719,14 @@ describe("embedded store aggregates", () => {
         await store.upkeep();
         const expected = await all();
         await store.close();
-        // The table as the older version made it, with its rows.
+        // The table as the older version made it, with its rows, and none of the later ones.
         await storeFileSql(
           dir,
           `CREATE TABLE day_visits_older AS SELECT ${older.columns} FROM day_visits;
          DROP TABLE day_visits;
          ALTER TABLE day_visits_older RENAME TO day_visits;
+         DROP TABLE visit_days;
+         DROP TABLE visitor_changes;
          DELETE FROM schema_migrations WHERE version IN (${older.since.join(", ")});`,
         );
         assert.ok((await visitRows("true")) > 0, "folded visits to migrate");

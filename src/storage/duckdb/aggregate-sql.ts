@@ -63,6 +63,8 @@ export interface TimeSql {
   day: string;
   date(day: string): string;
   literal(day: string): string;
+  /** A DATE column (a folded visit's day) as `day` groups it. */
+  fromDate(column: string): string;
   hour: string;
 }
 
@@ -81,6 +83,7 @@ export function timeSql(zone: string, from: number, to: number): TimeSql {
       day: "CAST(e.ts AS DATE)",
       date: (day) => day,
       literal: (day) => `CAST('${day}' AS DATE)`,
+      fromDate: (column) => column,
       hour: "hour(e.ts)",
     };
   }
@@ -89,6 +92,7 @@ export function timeSql(zone: string, from: number, to: number): TimeSql {
     day: `CAST(${seconds} // 86400 AS INTEGER)`,
     date: (day) => `${EPOCH_DATE} + ${day}`,
     literal: (day) => String(Date.parse(`${day}T00:00:00Z`) / 86_400_000),
+    fromDate: (column) => `CAST(${column} - ${EPOCH_DATE} AS INTEGER)`,
     hour: `CAST(${seconds} // 3600 AS BIGINT) % 24`,
   };
 }
@@ -134,13 +138,16 @@ export function openDayEventsSql(zone: string, openDays: readonly string[]): str
       GROUP BY d)`;
 }
 
-/** A query read for one slice of its visitors (none: all of them). */
-type Sliced = { visitors?: VisitorSlice | undefined };
+/**
+ * What part of a query's window a statement reads: one slice of its visitors (none: all of
+ * them), and the open days whose visits day_visits keeps (keptDays: openVisitsSql).
+ */
+type Scope = { visitors?: VisitorSlice | undefined; keptDays?: readonly string[] | undefined };
 
 /** The time of the events of one local day, whose day is a constant. */
 function oneDayTime(zone: string, day: string, start: number, end: number): TimeSql {
   const time = timeSql(zone, start, end);
-  return { ...time, day: `CAST('${day}' AS DATE)`, date: (column) => column };
+  return { ...time, day: `CAST('${day}' AS DATE)`, date: (column) => column, fromDate: (column) => column };
 }
 
 /**
@@ -285,6 +292,70 @@ function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) 
     FROM (${counted})`;
 }
 
+/**
+ * The visits of the open days' events `where` selects, as visitRowsSql gives them: of a
+ * kept day (`kept`: its visits in day_visits, visit_days) day_visits' rows, but for the
+ * visitors written to it since (visitor_changes), whose visits, and every other open day's,
+ * are found from their events. At 10M events a day of 377,000 events took 220-350 ms to
+ * find the visits of (bench/RESULTS.md, "Today's visits kept").
+ */
+function openVisitsSql(where: string, time: TimeSql, exits: boolean, kept: readonly string[]): string {
+  if (kept.length === 0) return visitRowsSql(where, time, exits);
+  return `SELECT v.website_id, ${time.fromDate("v.day")} AS day, v.visitor, v.start, v.finish, v.pageviews,
+      v.hour, v.exit_page
+    FROM day_visits v ANTI JOIN (${CHANGES_SQL}) c ON c.visitor = v.visitor AND c.day = v.day
+    WHERE v.website_id = CAST($1 AS INTEGER) AND v.day IN (${kept.map((day) => `CAST('${day}' AS DATE)`).join(", ")})
+    UNION ALL ${visitRowsSql(foundEventsSql(where, time, kept), time, exits)}`;
+}
+
+/** The visitors of website $1 written to a kept day since its visits were kept, with that day. */
+const CHANGES_SQL = "SELECT c.visitor, c.day FROM visitor_changes c WHERE c.website_id = CAST($1 AS INTEGER)";
+
+/** Of the open days' events `where` selects, those whose visits openVisitsSql finds from events. */
+function foundEventsSql(where: string, time: TimeSql, kept: readonly string[]): string {
+  if (kept.length === 0) return where;
+  return `${where} AND (${time.day} NOT IN (${kept.map(time.literal).join(", ")})
+      OR (e.visitor, ${time.day}) IN (SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL})))`;
+}
+
+/**
+ * The condition on the events of website $1 whose visits a statement over `openDays`
+ * (ascending) in `zone` finds from events (openVisitsSql): what it holds in memory at once.
+ */
+export function visitEventsSql(zone: string, openDays: readonly string[], kept: readonly string[]): string {
+  const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
+  const time = timeSql(zone, start, end);
+  return foundEventsSql(openEventsSql(zone, time, openDays), time, kept);
+}
+
+/**
+ * The events `e` of website $1 on the open days `openDays` (ascending) in `zone`, whose
+ * days `time` tells, of the visitors of `slice`: bounded by the open days' own instants, so
+ * that DuckDB skips the folded days' row groups (bounded by the window's, a month's 10M
+ * events were read for today's: 200 ms against a few).
+ */
+function openEventsSql(
+  zone: string,
+  time: TimeSql,
+  openDays: readonly string[],
+  slice?: VisitorSlice,
+): string {
+  const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
+  const events = windowEventsSql(start, end, slice);
+  return openDays.length === 1
+    ? events
+    : `${events} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`;
+}
+
+/**
+ * How the open days' events (openEventsSql) tell their day: as a constant when there is
+ * one open day (today, mostly). Each event's local day computed took a statement over a
+ * day of 275,000 events 8 ms of 12 (pageviews by page; browser 16 ms against 8).
+ */
+function openDayTime(time: TimeSql, openDays: readonly string[]): TimeSql {
+  return openDays.length === 1 ? { ...time, day: time.literal(openDays[0] as string) } : time;
+}
+
 /** A visit statistic's counts of the visits of the events `where` selects (see visitRowsSql). */
 function visitCountsSql(stat: StatDefinition, where: string, time: TimeSql, filters: string | null): string {
   return visitStatSql(stat, visitRowsSql(where, time, stat.dimension === "exit_page", filters), time.date);
@@ -343,7 +414,7 @@ function namedSql(counts: string): string {
  */
 export function foldDaySql(websiteId: number, zone: string, day: string, parts = 1): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
-  const ofDay = `website_id = CAST(${websiteId} AS INTEGER) AND day = CAST('${day}' AS DATE)`;
+  const ofDay = ofDaySql(websiteId, day);
   const where = dayEventsSql(websiteId, zone, day);
   const time = oneDayTime(zone, day, start, end);
   const visits = `SELECT v.* FROM day_visits v WHERE v.${ofDay}`;
@@ -354,11 +425,7 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
   );
   const named = namedSql("SELECT * FROM folded");
   return [
-    `DELETE FROM day_visits WHERE ${ofDay}`,
-    ...Array.from({ length: parts }, (_, part) => {
-      const visitors = parts === 1 ? where : `${where} AND ${sliceSql({ parts, part })}`;
-      return `INSERT INTO day_visits ${dayVisitsSql(visitors, time, end / 1000)}`;
-    }),
+    ...dayVisitsStatements(websiteId, zone, day, parts),
     `CREATE OR REPLACE TEMP TABLE folded AS ${counts.join(" UNION ALL ")}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
@@ -368,6 +435,65 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
        SELECT r.website_id, r.stat, r.day, v.id, r.count FROM ${named} r JOIN stat_values v USING (value)
        ORDER BY r.stat, v.id`,
     "DROP TABLE folded",
+  ];
+}
+
+/**
+ * Statements that find every visit of one website's local day `day` in `zone` into
+ * day_visits, in `parts` statements (a VisitorSlice each), and mark the day's visits kept:
+ * the first statements of a fold, and the upkeep's for a day that has not ended.
+ */
+export function dayVisitsStatements(websiteId: number, zone: string, day: string, parts = 1): string[] {
+  const { start, end } = zoneRule(zone).rangeOf(day, day);
+  const where = dayEventsSql(websiteId, zone, day);
+  const time = oneDayTime(zone, day, start, end);
+  const ofDay = ofDaySql(websiteId, day);
+  return [
+    `DELETE FROM day_visits WHERE ${ofDay}`,
+    ...Array.from({ length: parts }, (_, part) => {
+      const visitors = parts === 1 ? where : `${where} AND ${sliceSql({ parts, part })}`;
+      return `INSERT INTO day_visits ${dayVisitsSql(visitors, time, end / 1000)}`;
+    }),
+    ...keptStatements(websiteId, day),
+  ];
+}
+
+/**
+ * Statements that find again the visits of the visitors written to one website's kept day
+ * since (visitor_changes), in place of theirs in day_visits: a visit is one visitor's, so
+ * the others' stand. The upkeep's for a day that has not ended, every few seconds.
+ */
+export function changedVisitsStatements(websiteId: number, zone: string, day: string): string[] {
+  const { start, end } = zoneRule(zone).rangeOf(day, day);
+  const where = changedEventsSql(websiteId, zone, day);
+  return [
+    `DELETE FROM day_visits WHERE ${ofDaySql(websiteId, day)} AND visitor IN ${changedVisitorsSql(websiteId, day)}`,
+    `INSERT INTO day_visits ${dayVisitsSql(where, oneDayTime(zone, day, start, end), end / 1000)}`,
+    ...keptStatements(websiteId, day),
+  ];
+}
+
+/** The condition on events `e` of one website's day of the visitors written to it since its visits were kept. */
+export function changedEventsSql(websiteId: number, zone: string, day: string): string {
+  return `${dayEventsSql(websiteId, zone, day)} AND e.visitor IN ${changedVisitorsSql(websiteId, day)}`;
+}
+
+function changedVisitorsSql(websiteId: number, day: string): string {
+  return `(SELECT visitor FROM visitor_changes WHERE ${ofDaySql(websiteId, day)})`;
+}
+
+/** One website's rows of a day in a table with website_id and day. */
+function ofDaySql(websiteId: number, day: string): string {
+  return `website_id = CAST(${websiteId} AS INTEGER) AND day = CAST('${day}' AS DATE)`;
+}
+
+/** A day's visits marked kept: listed in visit_days, and no visitor changed since. */
+function keptStatements(websiteId: number, day: string): string[] {
+  const ofDay = ofDaySql(websiteId, day);
+  return [
+    `DELETE FROM visitor_changes WHERE ${ofDay}`,
+    `INSERT INTO visit_days SELECT CAST(${websiteId} AS INTEGER), CAST('${day}' AS DATE)
+       WHERE NOT EXISTS (SELECT 1 FROM visit_days WHERE ${ofDay})`,
   ];
 }
 
@@ -403,7 +529,7 @@ export function pageOrderSql(websiteId: number, zone: string, day: string): stri
  * daily_stats, and the open days counted from their raw events.
  */
 function foldedAndOpenSql(
-  query: StatsQuery & Sliced,
+  query: StatsQuery & Scope,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ): string {
@@ -418,13 +544,17 @@ function foldedAndOpenSql(
   const counted = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
   if (open.length === 0) return counted;
   const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
-  const time = timeSql(query.zone, start, end);
+  const time = openDayTime(timeSql(query.zone, start, end), openDays);
+  const where = openEventsSql(query.zone, time, openDays, query.visitors);
+  const { stat } = query;
   const live = namedSql(
-    statCountsSql(
-      query.stat,
-      `${windowEventsSql(start, end, query.visitors)} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})`,
-      time,
-    ),
+    stat.rows === "visits"
+      ? visitStatSql(
+          stat,
+          openVisitsSql(where, time, stat.dimension === "exit_page", query.keptDays ?? []),
+          time.date,
+        )
+      : statCountsSql(stat, where, time),
   );
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
       SELECT * FROM ${counted} UNION ALL SELECT value, count AS n FROM ${live}
@@ -490,7 +620,7 @@ function filtersSql(
  * events of its open days (null without any).
  */
 function foldedWindow(
-  query: Pick<StatsQuery, "zone" | "from" | "to"> & Sliced,
+  query: Pick<StatsQuery, "zone" | "from" | "to"> & Scope,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ) {
@@ -514,8 +644,9 @@ function foldedWindow(
       const notOpen = open.length > 0 ? ` AND ${alias}.day NOT IN (${open.join(", ")})` : "";
       return `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day ${range}${notOpen}`;
     },
-    openEvents:
-      openDays.length > 0 ? `${events} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})` : null,
+    openEvents: openDays.length > 0 ? openEventsSql(query.zone, time, openDays, query.visitors) : null,
+    /** The time of the open days' events (openDayTime). */
+    openTime: openDayTime(time, openDays),
   };
 }
 
@@ -563,7 +694,7 @@ export function filtersVisitorAttributes(filters: readonly StatsFilter[]): boole
  * ms for browser!=Chrome on one core), and only the mixed ones are read through their events.
  */
 function filteredVisitsSql(
-  query: StatsQuery & Sliced,
+  query: StatsQuery & Scope,
   openDays: readonly string[],
   filters: string,
   bind: (value: string | number) => string,
@@ -588,7 +719,7 @@ function filteredVisitsSql(
   }
   const parts = [visitStatSql(query.stat, folded.join(" UNION ALL "), (day) => day)];
   if (window.openEvents !== null)
-    parts.push(visitCountsSql(query.stat, window.openEvents, window.time, filters));
+    parts.push(visitCountsSql(query.stat, window.openEvents, window.openTime, filters));
   return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
 }
 
@@ -600,7 +731,7 @@ function filteredVisitsSql(
  * matching events); a mixed one is counted from its events, and so are the open days.
  */
 function filteredVisitorsSql(
-  query: StatsQuery & Sliced,
+  query: StatsQuery & Scope,
   openDays: readonly string[],
   filters: string,
   bind: (value: string | number) => string,
@@ -637,7 +768,8 @@ function filteredVisitorsSql(
       SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
     parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, true, filters));
   }
-  if (window.openEvents !== null) parts.push(statCountsSql(stat, window.openEvents, time, true, filters));
+  if (window.openEvents !== null)
+    parts.push(statCountsSql(stat, window.openEvents, window.openTime, true, filters));
   return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
 }
 
@@ -656,9 +788,9 @@ function filteredVisitorsSql(
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const sliced = { ...query, visitors };
+  const scoped = { ...query, visitors, keptDays };
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
@@ -666,14 +798,14 @@ export function statQuerySql(
   };
   const filters = filtersSql(query.filters, numbers, bind);
   let counted: string;
-  if (filters === null) counted = foldedAndOpenSql(sliced, openDays, bind);
+  if (filters === null) counted = foldedAndOpenSql(scoped, openDays, bind);
   else if (query.stat.dimension === "day") {
-    const days = daysSql({ ...sliced, stats: [query.stat] }, openDays, filters, mixedVisits, bind);
+    const days = daysSql({ ...scoped, stats: [query.stat] }, openDays, filters, mixedVisits, bind);
     counted = `(SELECT day AS value, n FROM (${days}))`;
   } else if (query.stat.rows === "visits") {
-    counted = filteredVisitsSql(sliced, openDays, filters, bind, mixedVisits);
+    counted = filteredVisitsSql(scoped, openDays, filters, bind, mixedVisits);
   } else if (readsVisitAttributes(query)) {
-    counted = filteredVisitorsSql(sliced, openDays, filters, bind, mixedVisits);
+    counted = filteredVisitorsSql(scoped, openDays, filters, bind, mixedVisits);
   } else {
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = windowEventsSql(start, end, visitors);
@@ -764,7 +896,7 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
@@ -772,7 +904,7 @@ export function dayCountsSql(
     return `$${params.length}`;
   };
   const filters = filtersSql(query.filters, numbers, bind);
-  return { sql: daysSql({ ...query, visitors }, openDays, filters, mixedVisits, bind), params };
+  return { sql: daysSql({ ...query, visitors, keptDays }, openDays, filters, mixedVisits, bind), params };
 }
 
 /** What a query's SQL is given, read by the store first: see statQuerySql. */
@@ -781,11 +913,13 @@ interface ReadOptions {
   mixedVisits?: boolean;
   /** Counts the visitors of this slice alone (the store adds up a day's slices). */
   visitors?: VisitorSlice | undefined;
+  /** Open days whose visits day_visits keeps (visit_days), read unfiltered (openVisitsSql). */
+  keptDays?: readonly string[] | undefined;
 }
 
 /** dayCountsSql's statement, `filters` as filtersSql gives them, values bound through `bind` ($1 the website). */
 function daysSql(
-  query: DaysQuery & Sliced,
+  query: DaysQuery & Scope,
   openDays: readonly string[],
   filters: string | null,
   mixedVisits: boolean,
@@ -799,8 +933,10 @@ function daysSql(
     filtersVisitorAttributes(query.filters) && query.stats.every((stat) => steadyVisitMeasure(stat) !== null);
   const parts: string[] = [];
   const ctes: string[] = [];
-  // Where the raw events are read, and the folded visits matched with them (`v`), if any.
+  // Where the raw events are read, how their days are told, and the folded visits matched
+  // with them (`v`), if any.
   let counted: string | null = window.openEvents;
+  let countedTime = window.openTime;
   // (A function: its days are bound only if the visits are read.)
   let foldedVisits: (() => string) | null = null;
   if (filters === null) {
@@ -819,14 +955,16 @@ function daysSql(
         SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
       counted =
         counted === null ? `${window.events} AND ${mixed}` : `${window.events} AND (${mixed} OR ${counted})`;
+      countedTime = time;
       foldedVisits = () => `${window.folded("v")} AND v.mixed`;
     }
   } else {
     counted = window.events;
+    countedTime = time;
     foldedVisits = () => window.folded("v");
   }
   if (counted !== null) {
-    ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${time.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
+    ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${countedTime.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
         e.kind, e.is_visit FROM events e WHERE ${counted} AND e.kind IN (0, 1)${filters ? ` AND ${filters}` : ""})`);
     const date = `CAST(${time.date("day")} AS DATE)`;
     const visitStats = query.stats.filter((stat) => stat.rows === "visits");
@@ -835,9 +973,13 @@ function daysSql(
       if (foldedVisits !== null)
         visits.push(`SELECT v.day, v.start, v.finish, v.pageviews FROM day_visits v
           SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits()}`);
-      if (window.openEvents !== null)
-        visits.push(`SELECT ${date} AS day, start, finish, pageviews
-          FROM (${visitRowsSql(window.openEvents, time, false, filters)})`);
+      if (window.openEvents !== null) {
+        const open =
+          filters === null
+            ? openVisitsSql(window.openEvents, window.openTime, false, query.keptDays ?? [])
+            : visitRowsSql(window.openEvents, window.openTime, false, filters);
+        visits.push(`SELECT ${date} AS day, start, finish, pageviews FROM (${open})`);
+      }
       ctes.push(`visits AS MATERIALIZED (${visits.join(" UNION ALL ")})`);
       for (const stat of visitStats)
         parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, v.day, ${VISIT_MEASURES[stat.measure]} AS n

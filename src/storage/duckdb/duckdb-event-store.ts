@@ -35,8 +35,11 @@ import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
 import type { EngineOptions } from "../event-engine.js";
 import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
 import {
+  changedEventsSql,
+  changedVisitsStatements,
   dayCountsSql,
   dayEventsSql,
+  dayVisitsStatements,
   filtersVisitorAttributes,
   foldDaySql,
   numberedField,
@@ -47,7 +50,7 @@ import {
   summedPageSql,
   timeSql,
   type VisitorSlice,
-  windowEventsSql,
+  visitEventsSql,
 } from "./aggregate-sql.js";
 import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
@@ -71,8 +74,18 @@ const NUMBERED_TYPES = [UINTEGER, VARCHAR];
 const TEXT_VALUE_TYPES = [UTINYINT, UINTEGER, VARCHAR];
 const ID_TYPES = [INTEGER, DATE, UBIGINT, UINTEGER, DATE];
 const DAY_TYPES = [INTEGER, DATE, TIMESTAMP_S, BOOLEAN];
+const CHANGE_TYPES = [INTEGER, DATE, UINTEGER];
 /** Every table with rows of a website, all emptied when it is deleted. */
-const WEBSITE_TABLES = ["events", "daily_stats", "day_visits", "visitor_ids", "event_days", "event_websites"];
+const WEBSITE_TABLES = [
+  "events",
+  "daily_stats",
+  "day_visits",
+  "visit_days",
+  "visitor_changes",
+  "visitor_ids",
+  "event_days",
+  "event_websites",
+];
 /**
  * How long a day that ended must go unwritten before it is folded: an import writes a day
  * in requests milliseconds to seconds apart, and folding it between two of them would fold
@@ -155,6 +168,8 @@ interface WindowPart {
   open: string[];
   /** Of an open day too large for one statement: the slice of its visitors counted. */
   visitors?: VisitorSlice;
+  /** Open days whose visits are read from day_visits (keptDays). */
+  kept?: string[];
 }
 
 /**
@@ -394,6 +409,13 @@ export class DuckDbEventStore implements EventStore {
           int64Column(days.length, () => Math.floor(now.getTime() / 1000)),
           new Uint8Array(days.length),
         ]);
+        // Their visitors' visits kept in day_visits are out of date until found again.
+        const changed = numbered.visitorDays;
+        await appendColumns(await this.writer.createAppender("visitor_changes"), CHANGE_TYPES, [
+          changed.websiteIds,
+          changed.days,
+          changed.numbers,
+        ]);
       });
     } catch (error) {
       places.forget(newPlaces);
@@ -435,8 +457,10 @@ export class DuckDbEventStore implements EventStore {
     const numbers = await this.filterNumbers(query);
     const mixedVisits = visits && (await this.holdsMixedVisits(query));
     if (query.stat.rows === "visits") {
-      const parts = await this.visitParts(query, openDays);
+      const kept = await this.keptDays(query, openDays);
+      const parts = await this.visitParts(query, openDays, kept);
       if (parts !== null) return this.readStatInParts(query, parts, { numbers, mixedVisits });
+      return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, keptDays: kept }));
     }
     return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits }));
   }
@@ -490,13 +514,17 @@ export class DuckDbEventStore implements EventStore {
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
     // A day is in one part, or in the slices of its visitors: its counts are their sum.
-    const parts: WindowPart[] = (query.stats.some((stat) => stat.rows === "visits") &&
-      (await this.visitParts(query, openDays))) || [{ range: query, open: [...openDays] }];
+    const visits = query.stats.some((stat) => stat.rows === "visits");
+    const kept = visits ? await this.keptDays(query, openDays) : [];
+    const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, kept))) || [
+      { range: query, open: [...openDays], kept },
+    ];
     for (const part of parts) {
       const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, {
         numbers,
         mixedVisits,
         visitors: part.visitors,
+        keptDays: part.kept,
       });
       for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
         const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
@@ -508,20 +536,21 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * The parts a window's visits are counted in (windowParts), when its open days hold more
-   * events than one statement finds the visits of (foldPartEvents, as a fold does); null
-   * when it is counted whole. The open days' events are counted at once first (a
-   * millisecond or two for a day of 300,000), and day by day only past that.
+   * The parts a window's visits are counted in (windowParts), when the events its statement
+   * would find visits in (the open days', but for the kept days only those of the visitors
+   * written since) are more than one statement finds the visits of (foldPartEvents, as a
+   * fold does); null when it is counted whole, reading the kept days' visits. Past that,
+   * every open day is counted from its events, a day or a slice of its visitors at a time.
    */
   private async visitParts(
     query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">,
     openDays: readonly string[],
+    kept: readonly string[],
   ): Promise<WindowPart[] | null> {
     if (openDays.length === 0) return null;
-    const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
     const [row] = (
       await this.reader.runAndReadAll(
-        `SELECT count(*) AS n FROM events e WHERE ${windowEventsSql(start, end)}`,
+        `SELECT count(*) AS n FROM events e WHERE ${visitEventsSql(query.zone, openDays, kept)}`,
         [query.websiteId],
       )
     ).getRowObjects();
@@ -529,6 +558,25 @@ export class DuckDbEventStore implements EventStore {
     const days = await this.reader.runAndReadAll(openDayEventsSql(query.zone, openDays), [query.websiteId]);
     const eventsOf = new Map(days.getRowObjects().map((day) => [String(day.day), Number(day.n)]));
     return windowParts(query, openDays, eventsOf, this.foldPartEvents);
+  }
+
+  /**
+   * The open days of a window (openDays) whose visits day_visits keeps (visit_days), in the
+   * zone they were found in: every visitor's but those written since (visitor_changes).
+   */
+  private async keptDays(
+    query: Pick<StatsQuery, "websiteId" | "zone">,
+    openDays: readonly string[],
+  ): Promise<string[]> {
+    if (openDays.length === 0) return [];
+    if (((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) !== query.zone) return [];
+    const rows = await this.reader.runAndReadAll(
+      `SELECT strftime(day, '%Y-%m-%d') AS day FROM visit_days
+       WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)`,
+      [query.websiteId, openDays[0] as string, openDays.at(-1) as string],
+    );
+    const kept = new Set(rows.getRowObjects().map((row) => String(row.day)));
+    return openDays.filter((day) => kept.has(day));
   }
 
   /**
@@ -637,12 +685,14 @@ export class DuckDbEventStore implements EventStore {
         params,
       ),
     );
-    await this.serialised(() =>
-      this.writer.run(
-        `DELETE FROM day_visits WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
-        params,
-      ),
-    );
+    for (const table of ["day_visits", "visit_days", "visitor_changes"]) {
+      await this.serialised(() =>
+        this.writer.run(
+          `DELETE FROM ${table} WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
+          params,
+        ),
+      );
+    }
     await this.foldDays(`true${ofWebsite}`, params);
   }
 
@@ -670,7 +720,61 @@ export class DuckDbEventStore implements EventStore {
       ),
     );
     if (this.closing) return;
+    await this.translated(this.keepOpenVisits(now));
+    if (this.closing) return;
     await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
+  }
+
+  /**
+   * Keeps the visits of the open days that have not ended (a website's today) in
+   * day_visits: the day's visits found once (in VisitorSlices, as a fold does), then, each
+   * round, those of the visitors written to it since (visitor_changes), in a transaction
+   * each. Today's visit statistics read its visits then, instead of finding them in all of
+   * its events (bench/RESULTS.md, "Today's visits kept"). A day that ended is folded
+   * instead (foldDays).
+   */
+  private async keepOpenVisits(now: number): Promise<void> {
+    const zones = await this.zones();
+    const days = await this.serialised(() =>
+      this.writer.runAndReadAll(
+        `SELECT d.website_id, strftime(d.day, '%Y-%m-%d') AS day,
+           EXISTS (SELECT 1 FROM visit_days k WHERE k.website_id = d.website_id AND k.day = d.day) AS kept,
+           EXISTS (SELECT 1 FROM visitor_changes c WHERE c.website_id = d.website_id AND c.day = d.day) AS changed
+         FROM event_days d WHERE NOT d.folded AND d.day >= CAST($1 AS DATE) ORDER BY d.day DESC, d.website_id`,
+        [dayString(dayNumberOf(now) - 1)],
+      ),
+    );
+    for (const row of days.getRowObjects()) {
+      const websiteId = Number(row.website_id);
+      const zone = zones.get(websiteId) ?? DEFAULT_TIME_ZONE;
+      const day = String(row.day);
+      const rule = zoneRule(zone);
+      const number = dayNumberFromString(day);
+      if (rule.dayStart(number) < 0 || rule.dayStart(number + 1) <= now) continue;
+      if (row.kept === true && row.changed !== true) continue;
+      if (this.closing) return;
+      await this.serialised(() =>
+        this.inTransaction(async () => {
+          const count = async (where: string) => {
+            const counted = await this.writer.runAndReadAll(
+              `SELECT count(*) AS n FROM events e WHERE ${where}`,
+            );
+            return Number(counted.getRowObjects()[0]?.n ?? 0);
+          };
+          // The changed visitors' visits alone, unless they are too many for one statement.
+          const statements =
+            row.kept === true && (await count(changedEventsSql(websiteId, zone, day))) <= this.foldPartEvents
+              ? changedVisitsStatements(websiteId, zone, day)
+              : dayVisitsStatements(
+                  websiteId,
+                  zone,
+                  day,
+                  sliceCount(await count(dayEventsSql(websiteId, zone, day)), this.foldPartEvents),
+                );
+          for (const statement of statements) await this.writer.run(statement);
+        }),
+      );
+    }
   }
 
   /**
@@ -791,7 +895,7 @@ export class DuckDbEventStore implements EventStore {
         zone,
         Number(given ?? 0),
       ]);
-      for (const table of ["daily_stats", "day_visits", "event_days"]) {
+      for (const table of ["daily_stats", "day_visits", "visit_days", "visitor_changes", "event_days"]) {
         await this.writer.run(`DELETE FROM ${table} WHERE website_id = $1`, [websiteId]);
       }
       if (span?.first === null || span?.first === undefined) return;

@@ -42,6 +42,12 @@ export interface NumberedBatch {
     hashes: BigUint64Array<ArrayBuffer>;
     numbers: Uint32Array<ArrayBuffer>;
   };
+  /** The batch's distinct visitors of each (website, local day), numbered: what visitor_changes lists. */
+  visitorDays: {
+    websiteIds: Int32Array<ArrayBuffer>;
+    days: Int32Array<ArrayBuffer>;
+    numbers: Uint32Array<ArrayBuffer>;
+  };
   /** Per website of the batch, the numbers given once the batch is stored, and whether it had a row. */
   websites: { websiteId: number; visitors: number; known: boolean }[];
   /** The batch's (website, local day) pairs. */
@@ -84,16 +90,13 @@ export async function numberVisitors(
     }
     slots[index] = slot;
   });
+  const websiteColumn = Int32Array.from(websiteIds);
+  const dayColumn = Int32Array.from(dayNumbers);
   await connection.run(BATCH_VISITORS_SQL);
   await appendColumns(
     await connection.createAppender("batch_visitors"),
     [INTEGER, DATE, UBIGINT, UINTEGER],
-    [
-      Int32Array.from(websiteIds),
-      Int32Array.from(dayNumbers),
-      BigUint64Array.from(hashes),
-      Uint32Array.from(hashes, (_, seq) => seq),
-    ],
+    [websiteColumn, dayColumn, BigUint64Array.from(hashes), Uint32Array.from(hashes, (_, seq) => seq)],
   );
   const [, known, given, nth] = (await connection.runAndReadAll(MATCH_SQL)).getColumnsJS() as [
     unknown[],
@@ -129,6 +132,7 @@ export async function numberVisitors(
       hashes: BigUint64Array.from(isNew, (seq) => hashes[seq] as bigint),
       numbers: Uint32Array.from(isNew, (seq) => numbers[seq] as number),
     },
+    visitorDays: { websiteIds: websiteColumn, days: dayColumn, numbers },
     websites: [...websites.values()],
     days,
   };
