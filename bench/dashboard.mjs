@@ -5,14 +5,19 @@
 // pinned to one core, this client on another; one warm-up request, then `--runs` in a row,
 // the median kept (wall time to the last byte, one keep-alive connection). Also the page's
 // weight on first load: its HTML and its stylesheet, gzipped as served.
+// `--today`: the range's last day is today on the server, as on a live one (a store seeded
+// up to today: `stats.mjs --end` tomorrow's UTC midnight); the seeder folded it, so it is
+// opened again first (written now, its visits not kept), and the runs begin once the
+// server's upkeep has had two rounds to keep its visits.
 //
 //   node bench/dashboard.mjs --data-dir DIR --from 2026-10-23 --to 2026-11-21 \
-//     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1]
+//     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1] [--today]
 
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { startProduct, stop } from "./processes.mjs";
 
 const { values: options } = parseArgs({
@@ -27,6 +32,7 @@ const { values: options } = parseArgs({
         "page==/pricing|country==US:United States|browser!=Chrome|referrer~google|page~/docs;device==mobile",
     },
     "server-cpu": { type: "string", default: "1" },
+    today: { type: "boolean", default: false },
   },
 });
 for (const required of ["data-dir", "from", "to"]) {
@@ -67,6 +73,19 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
+if (options.today) {
+  const instance = await DuckDBInstance.create(path.join(dataDir, "events.duckdb"));
+  const connection = await instance.connect();
+  const day = [1, options.to];
+  await connection.run(
+    "UPDATE event_days SET folded = false, written = now() WHERE website_id = $1 AND day = CAST($2 AS DATE)",
+    day,
+  );
+  await connection.run("DELETE FROM visit_days WHERE website_id = $1 AND day = CAST($2 AS DATE)", day);
+  connection.closeSync();
+  instance.closeSync();
+}
+
 const server = await startProduct({
   dataDir,
   cpu: options["server-cpu"] === "none" ? null : Number(options["server-cpu"]),
@@ -79,6 +98,7 @@ try {
       body: body ? JSON.stringify(body) : undefined,
     }).then((response) => response.json());
   const website = (await api("GET", "/api/v1/websites/1")).data;
+  if (options.today) await new Promise((resolve) => setTimeout(resolve, 12_000)); // two upkeep rounds
   if (website.privacy !== 0) await api("PUT", "/api/v1/websites/1", { privacy: 0 });
   const range = `from=${options.from}&to=${options.to}`;
   const views = [

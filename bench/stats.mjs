@@ -3,7 +3,7 @@
 // holds while answering, and how large the event store is on disk.
 //
 //   npm run build
-//   node bench/stats.mjs [--sizes 1000000,10000000,100000000] [--seed 1] [--keep] [--zone Z]
+//   node bench/stats.mjs [--sizes 1000000,10000000,100000000] [--seed 1] [--keep] [--zone Z] [--end ISO]
 //
 // For each size, in a fresh data directory:
 //   1. a user (`users create`, the API key is the last line it prints) and a website
@@ -53,6 +53,9 @@ const { values: options } = parseArgs({
     runs: { type: "string", default: "5" },
     batch: { type: "string", default: "50000" },
     days: { type: "string", default: "30" },
+    // The seeded days' end (an ISO instant; stats-seed.mjs's default: the UTC midnight two
+    // days ago). Tomorrow's UTC midnight seeds today too, open on the server as on a live one.
+    end: { type: "string" },
     zone: { type: "string", default: "America/New_York" },
     "server-cpu": { type: "string", default: "1" },
     "client-cpu": { type: "string", default: "0" },
@@ -223,6 +226,7 @@ async function measureSize(size) {
       options.batch,
       "--days",
       options.days,
+      ...(options.end ? ["--end", options.end] : []),
       "--zone",
       options.zone,
     ]);
