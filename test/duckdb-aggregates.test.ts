@@ -253,6 +253,8 @@ describe("embedded store aggregates", () => {
       const next = random(23);
       const visitors = Array.from({ length: 50 }, (_, i) => BigInt(i + 1));
       const visitor = () => pick(next, visitors);
+      // Most visitors' days steady (one browser, place...), some mixed.
+      const mixed = 0.05;
       const filtered = parseFilters("browser==Chrome");
       assert.ok("filters" in filtered);
       let stores = await Promise.all(dirs.map((dir) => DuckDbEventStore.open(dir, { clock, upkeep: false })));
@@ -310,16 +312,26 @@ describe("embedded store aggregates", () => {
         }
         // Today's events up to now (from 04:00 UTC, today in both zones), the days before.
         const today = start + 2 * day + 4 * 3_600_000;
-        await write(randomEvents(next, 700, { start, days: 2, visitor }));
-        await write(randomEvents(next, 300, { start: today, days: 0.6, visitor }));
+        await write(randomEvents(next, 700, { start, days: 2, visitor, mixed }));
+        await write(randomEvents(next, 300, { start: today, days: 0.6, visitor, mixed }));
         clock.advance(11_000);
         await stores[kept]?.upkeep();
         await reopen();
         assert.deepEqual(await keptRows(), { days: keptDays, changes: 0 });
+        const [visitorDays = {}] = await storeFileSql(
+          dirs[kept] as string,
+          `SELECT count(*) FILTER (first_of_day AND NOT mixed) AS steady, count(*) FILTER (mixed) AS mixed
+           FROM day_visits WHERE website_id = 1 AND day = DATE '2026-06-12'`,
+          { readOnly: true },
+        );
+        assert.ok(
+          Number(visitorDays.steady) > 0 && Number(visitorDays.mixed) > 0,
+          `steady days ${visitorDays.steady}, mixed ${visitorDays.mixed}`,
+        );
         // Today again (visits of the same visitors extended, split, and new visitors), and
         // the day before, folded, written again.
-        await write(randomEvents(next, 150, { start: today, days: 0.66, visitor }));
-        await write(randomEvents(next, 40, { start: start + day, days: 1, visitor }));
+        await write(randomEvents(next, 150, { start: today, days: 0.66, visitor, mixed }));
+        await write(randomEvents(next, 40, { start: start + day, days: 1, visitor, mixed }));
         const expected = await all(stores[fromEvents] as DuckDbEventStore);
         assert.deepEqual(
           await all(stores[kept] as DuckDbEventStore),

@@ -303,19 +303,32 @@ function openVisitsSql(where: string, time: TimeSql, exits: boolean, kept: reado
   if (kept.length === 0) return visitRowsSql(where, time, exits);
   return `SELECT v.website_id, ${time.fromDate("v.day")} AS day, v.visitor, v.start, v.finish, v.pageviews,
       v.hour, v.exit_page
-    FROM day_visits v ANTI JOIN (${CHANGES_SQL}) c ON c.visitor = v.visitor AND c.day = v.day
-    WHERE v.website_id = CAST($1 AS INTEGER) AND v.day IN (${kept.map((day) => `CAST('${day}' AS DATE)`).join(", ")})
+    FROM day_visits v WHERE ${keptVisitsSql("v", kept)}
     UNION ALL ${visitRowsSql(foundEventsSql(where, time, kept), time, exits)}`;
 }
 
 /** The visitors of website $1 written to a kept day since its visits were kept, with that day. */
 const CHANGES_SQL = "SELECT c.visitor, c.day FROM visitor_changes c WHERE c.website_id = CAST($1 AS INTEGER)";
 
-/** Of the open days' events `where` selects, those whose visits openVisitsSql finds from events. */
-function foundEventsSql(where: string, time: TimeSql, kept: readonly string[]): string {
+/**
+ * Of the open days' events `where` selects, those whose visits openVisitsSql finds from
+ * events; with `mixed`, also those of the visitors whose kept day is mixed, whom
+ * steadyVisitorsSql does not count.
+ */
+function foundEventsSql(where: string, time: TimeSql, kept: readonly string[], mixed = false): string {
   if (kept.length === 0) return where;
+  const mixedDays = mixed
+    ? ` OR (e.visitor, ${time.day}) IN (SELECT v.visitor, ${time.fromDate("v.day")} FROM day_visits v
+        WHERE ${keptVisitsSql("v", kept)} AND v.mixed AND v.first_of_day)`
+    : "";
   return `${where} AND (${time.day} NOT IN (${kept.map(time.literal).join(", ")})
-      OR (e.visitor, ${time.day}) IN (SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL})))`;
+      OR (e.visitor, ${time.day}) IN (SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL}))${mixedDays})`;
+}
+
+/** The kept days' visits of day_visits `alias`, but the changed visitors' (website $1). */
+function keptVisitsSql(alias: string, kept: readonly string[]): string {
+  return `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day IN (${kept.map((day) => `CAST('${day}' AS DATE)`).join(", ")})
+    AND (${alias}.visitor, ${alias}.day) NOT IN (${CHANGES_SQL})`;
 }
 
 /**
@@ -324,7 +337,7 @@ function foundEventsSql(where: string, time: TimeSql, kept: readonly string[]): 
  */
 export function visitEventsSql(zone: string, openDays: readonly string[], kept: readonly string[]): string {
   const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
-  const time = timeSql(zone, start, end);
+  const time = openDayTime(timeSql(zone, start, end), openDays);
   return foundEventsSql(openEventsSql(zone, time, openDays), time, kept);
 }
 
@@ -547,14 +560,14 @@ function foldedAndOpenSql(
   const time = openDayTime(timeSql(query.zone, start, end), openDays);
   const where = openEventsSql(query.zone, time, openDays, query.visitors);
   const { stat } = query;
+  const kept = query.keptDays ?? [];
   const live = namedSql(
     stat.rows === "visits"
-      ? visitStatSql(
-          stat,
-          openVisitsSql(where, time, stat.dimension === "exit_page", query.keptDays ?? []),
-          time.date,
-        )
-      : statCountsSql(stat, where, time),
+      ? visitStatSql(stat, openVisitsSql(where, time, stat.dimension === "exit_page", kept), time.date)
+      : readsVisitorDays(stat) && kept.length > 0
+        ? `${steadyVisitorsSql(stat, keptVisitsSql("e", kept))}
+          UNION ALL ${statCountsSql(stat, foundEventsSql(where, time, kept, true), time)}`
+        : statCountsSql(stat, where, time),
   );
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
       SELECT * FROM ${counted} UNION ALL SELECT value, count AS n FROM ${live}
@@ -740,12 +753,29 @@ function filteredVisitorsSql(
   const { stat } = query;
   const window = foldedWindow(query, openDays, bind);
   const { time } = window;
+  const parts = [steadyVisitorsSql(stat, `${window.folded("e")} AND ${filters}`)];
+  if (mixedVisits) {
+    const mixed = `(e.visitor, ${time.date(time.day)}) IN (
+      SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
+    parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, true, filters));
+  }
+  if (window.openEvents !== null)
+    parts.push(statCountsSql(stat, window.openEvents, window.openTime, true, filters));
+  return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
+}
+
+/**
+ * Unique visitors by hour or by an attribute of theirs (readsVisitorDays) of the steady
+ * visitors' days of day_visits `e` that `where` keeps, counted from each day's first visit
+ * (one value of each attribute, and its hours), with the columns of statCountsSql.
+ */
+function steadyVisitorsSql(stat: StatDefinition, where: string): string {
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(stat.dimension);
   const place = ["country", "city", "continent"].includes(stat.dimension);
   const hour = stat.dimension === "hour";
   const key = hour ? "e.day_hours" : place ? "e.place" : `e.${stat.dimension}`;
   let counted = `SELECT e.website_id, e.day, ${key} AS k, count(*) AS count FROM day_visits e
-    WHERE ${window.folded("e")} AND e.first_of_day AND NOT e.mixed AND ${filters} GROUP BY ALL`;
+    WHERE ${where} AND e.first_of_day AND NOT e.mixed GROUP BY ALL`;
   // By hour: the visitors' days counted by their hours of day (a few thousand sets), then
   // each set's count added to each of its hours.
   if (hour)
@@ -758,19 +788,23 @@ function filteredVisitorsSql(
     : place
       ? `coalesce(p.${stat.dimension}, '')`
       : "NULL";
-  const parts = [
-    `SELECT c.website_id, CAST(${stat.id} AS UTINYINT) AS stat, c.day, CAST(${value} AS VARCHAR) AS value,
+  return `SELECT c.website_id, CAST(${stat.id} AS UTINYINT) AS stat, c.day, CAST(${value} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "c.k" : "NULL"} AS UINTEGER) AS number, c.count
-    FROM (${counted}) c${place ? " LEFT JOIN place_names p ON p.id = c.k" : ""}`,
-  ];
-  if (mixedVisits) {
-    const mixed = `(e.visitor, ${time.date(time.day)}) IN (
-      SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
-    parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, true, filters));
-  }
-  if (window.openEvents !== null)
-    parts.push(statCountsSql(stat, window.openEvents, window.openTime, true, filters));
-  return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
+    FROM (${counted}) c${place ? " LEFT JOIN place_names p ON p.id = c.k" : ""}`;
+}
+
+/** Whether a statistic counts unique visitors by hour or by an attribute day_visits holds (steadyVisitorsSql). */
+function readsVisitorDays(stat: StatDefinition): boolean {
+  return stat.measure === "visitors" && stat.dimension !== "day";
+}
+
+/**
+ * Whether a query reads the kept open days' visits (ReadOptions.keptDays): unfiltered, a
+ * visit statistic (openVisitsSql), or unique visitors by hour or by an attribute of theirs
+ * (steadyVisitorsSql, and the mixed and changed visitors' events).
+ */
+export function readsKeptVisits(query: Pick<StatsQuery, "stat" | "filters">): boolean {
+  return query.filters.length === 0 && (query.stat.rows === "visits" || readsVisitorDays(query.stat));
 }
 
 /**
@@ -783,7 +817,8 @@ function filteredVisitorsSql(
  * statistic of days counts as dayCountsSql does, so alike on its own and with others.
  * `numbers` are the stored numbers of the filters' values (numberedField), by position;
  * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes);
- * `visitors`, the slice of the visitors to count (VisitorSlice), if not all.
+ * `visitors`, the slice of the visitors to count (VisitorSlice), if not all; `keptDays`,
+ * the open days whose visits an unfiltered visit statistic reads from day_visits.
  */
 export function statQuerySql(
   query: StatsQuery,

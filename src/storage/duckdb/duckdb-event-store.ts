@@ -46,6 +46,7 @@ import {
   openDayEventsSql,
   pageOrderSql,
   readsFoldedVisits,
+  readsKeptVisits,
   statQuerySql,
   summedPageSql,
   timeSql,
@@ -456,13 +457,12 @@ export class DuckDbEventStore implements EventStore {
     const openDays = query.filters.length === 0 || visits ? await this.openDays(query) : [];
     const numbers = await this.filterNumbers(query);
     const mixedVisits = visits && (await this.holdsMixedVisits(query));
+    const kept = readsKeptVisits(query) ? await this.keptDays(query, openDays) : [];
     if (query.stat.rows === "visits") {
-      const kept = await this.keptDays(query, openDays);
       const parts = await this.visitParts(query, openDays, kept);
       if (parts !== null) return this.readStatInParts(query, parts, { numbers, mixedVisits });
-      return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, keptDays: kept }));
     }
-    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits }));
+    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, keptDays: kept }));
   }
 
   /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
@@ -515,7 +515,7 @@ export class DuckDbEventStore implements EventStore {
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
     // A day is in one part, or in the slices of its visitors: its counts are their sum.
     const visits = query.stats.some((stat) => stat.rows === "visits");
-    const kept = visits ? await this.keptDays(query, openDays) : [];
+    const kept = visits && query.filters.length === 0 ? await this.keptDays(query, openDays) : [];
     const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, kept))) || [
       { range: query, open: [...openDays], kept },
     ];
