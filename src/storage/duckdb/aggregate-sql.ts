@@ -422,10 +422,15 @@ function namedSql(counts: string): string {
  * statistic at once: DuckDB spends about 3 ms on any
  * statement, which a statement per statistic paid 23 times a day (a 2,400-event test
  * store took 12.7 s to fold 48 days that way, 10 s of the 21 s fold of 10M events).
- * The day's visits are found in `parts` statements, a VisitorSlice each: a day of 3.5M
- * events at once ran out of DuckDB's memory (FOLD_PART_EVENTS in duckdb-event-store.ts).
+ * `findVisits` are the statements that bring the day's visits up to date first
+ * (dayVisitsStatements, or changedVisitsStatements for a day whose visits are kept).
  */
-export function foldDaySql(websiteId: number, zone: string, day: string, parts = 1): string[] {
+export function foldDaySql(
+  websiteId: number,
+  zone: string,
+  day: string,
+  findVisits: readonly string[],
+): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
   const ofDay = ofDaySql(websiteId, day);
   const where = dayEventsSql(websiteId, zone, day);
@@ -438,7 +443,7 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
   );
   const named = namedSql("SELECT * FROM folded");
   return [
-    ...dayVisitsStatements(websiteId, zone, day, parts),
+    ...findVisits,
     `CREATE OR REPLACE TEMP TABLE folded AS ${counts.join(" UNION ALL ")}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
@@ -453,8 +458,9 @@ export function foldDaySql(websiteId: number, zone: string, day: string, parts =
 
 /**
  * Statements that find every visit of one website's local day `day` in `zone` into
- * day_visits, in `parts` statements (a VisitorSlice each), and mark the day's visits kept:
- * the first statements of a fold, and the upkeep's for a day that has not ended.
+ * day_visits, in `parts` statements (a VisitorSlice each: a day of 3.5M events at once ran
+ * out of DuckDB's memory, FOLD_PART_EVENTS in duckdb-event-store.ts), and mark the day's
+ * visits kept: a fold's first statements, and the upkeep's for a day that has not ended.
  */
 export function dayVisitsStatements(websiteId: number, zone: string, day: string, parts = 1): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
@@ -474,7 +480,8 @@ export function dayVisitsStatements(websiteId: number, zone: string, day: string
 /**
  * Statements that find again the visits of the visitors written to one website's kept day
  * since (visitor_changes), in place of theirs in day_visits: a visit is one visitor's, so
- * the others' stand. The upkeep's for a day that has not ended, every few seconds.
+ * the others' stand. The upkeep's for a day that has not ended, every few seconds, and a
+ * fold's first statements for a kept day.
  */
 export function changedVisitsStatements(websiteId: number, zone: string, day: string): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);

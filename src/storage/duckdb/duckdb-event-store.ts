@@ -685,7 +685,9 @@ export class DuckDbEventStore implements EventStore {
         params,
       ),
     );
-    for (const table of ["day_visits", "visit_days", "visitor_changes"]) {
+    // Every visit found again from the events, not kept ones brought up to date.
+    await this.serialised(() => this.writer.run(`DELETE FROM visit_days WHERE true${ofWebsite}`, params));
+    for (const table of ["day_visits", "visitor_changes"]) {
       await this.serialised(() =>
         this.writer.run(
           `DELETE FROM ${table} WHERE (website_id, day) NOT IN (SELECT website_id, day FROM event_days)${ofWebsite}`,
@@ -755,26 +757,33 @@ export class DuckDbEventStore implements EventStore {
       if (this.closing) return;
       await this.serialised(() =>
         this.inTransaction(async () => {
-          const count = async (where: string) => {
-            const counted = await this.writer.runAndReadAll(
-              `SELECT count(*) AS n FROM events e WHERE ${where}`,
-            );
-            return Number(counted.getRowObjects()[0]?.n ?? 0);
-          };
-          // The changed visitors' visits alone, unless they are too many for one statement.
-          const statements =
-            row.kept === true && (await count(changedEventsSql(websiteId, zone, day))) <= this.foldPartEvents
-              ? changedVisitsStatements(websiteId, zone, day)
-              : dayVisitsStatements(
-                  websiteId,
-                  zone,
-                  day,
-                  sliceCount(await count(dayEventsSql(websiteId, zone, day)), this.foldPartEvents),
-                );
+          const statements = await this.visitStatements(websiteId, zone, day, { kept: row.kept === true });
           for (const statement of statements) await this.writer.run(statement);
         }),
       );
     }
+  }
+
+  /**
+   * Statements that bring one website's day's visits in day_visits up to date, to run in the
+   * caller's transaction: when the day's visits are `kept`, those of the visitors written
+   * since, unless their events are too many for one statement; else every visit of the day
+   * (its `events`, counted if not given), a VisitorSlice at a time.
+   */
+  private async visitStatements(
+    websiteId: number,
+    zone: string,
+    day: string,
+    { kept, events }: { kept: boolean; events?: number },
+  ): Promise<string[]> {
+    const count = async (where: string) => {
+      const counted = await this.writer.runAndReadAll(`SELECT count(*) AS n FROM events e WHERE ${where}`);
+      return Number(counted.getRowObjects()[0]?.n ?? 0);
+    };
+    if (kept && (await count(changedEventsSql(websiteId, zone, day))) <= this.foldPartEvents)
+      return changedVisitsStatements(websiteId, zone, day);
+    const dayEvents = events ?? (await count(dayEventsSql(websiteId, zone, day)));
+    return dayVisitsStatements(websiteId, zone, day, sliceCount(dayEvents, this.foldPartEvents));
   }
 
   /**
@@ -823,8 +832,15 @@ export class DuckDbEventStore implements EventStore {
           `SELECT count(*) AS n FROM events e WHERE ${dayEventsSql(websiteId, zone, day)}`,
         );
         events = Number(counted.getRowObjects()[0]?.n ?? 0);
-        const parts = sliceCount(events, this.foldPartEvents);
-        for (const statement of foldDaySql(websiteId, zone, day, parts)) await this.writer.run(statement);
+        const kept = await this.writer.runAndReadAll(
+          "SELECT count(*) AS n FROM visit_days WHERE website_id = $1 AND day = CAST($2 AS DATE)",
+          [websiteId, day],
+        );
+        const visits = await this.visitStatements(websiteId, zone, day, {
+          kept: Number(kept.getRowObjects()[0]?.n ?? 0) > 0,
+          events,
+        });
+        for (const statement of foldDaySql(websiteId, zone, day, visits)) await this.writer.run(statement);
         await this.writer.run(
           `UPDATE event_days SET folded = true
            WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
