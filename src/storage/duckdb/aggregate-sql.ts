@@ -133,9 +133,7 @@ export function openDayEventsSql(zone: string, openDays: readonly string[]): str
   const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
   const time = timeSql(zone, start, end);
   return `SELECT strftime(CAST(${time.date("d")} AS DATE), '%Y-%m-%d') AS day, n
-    FROM (SELECT ${time.day} AS d, count(*) AS n FROM events e
-      WHERE ${windowEventsSql(start, end)} AND ${time.day} IN (${openDays.map(time.literal).join(", ")})
-      GROUP BY d)`;
+    FROM (SELECT ${time.day} AS d, count(*) AS n FROM events e WHERE ${openEventsSql(zone, time, openDays)} GROUP BY d)`;
 }
 
 /**
