@@ -270,6 +270,7 @@ describe("embedded store aggregates", () => {
           ["2026-06-10", "2026-06-12"],
           ["2026-06-12", "2026-06-12"],
           ["2026-06-11", "2026-06-12"],
+          ["2026-06-09", "2026-06-12"],
         ] as const) {
           for (const filters of [[], filtered.filters]) {
             for (const stat of STATS)
@@ -328,10 +329,12 @@ describe("embedded store aggregates", () => {
           Number(visitorDays.steady) > 0 && Number(visitorDays.mixed) > 0,
           `steady days ${visitorDays.steady}, mixed ${visitorDays.mixed}`,
         );
-        // Today again (visits of the same visitors extended, split, and new visitors), and
-        // the day before, folded, written again.
+        // Today again (visits of the same visitors extended, split, and new visitors), the
+        // day before, folded, written again, and a day never written before, open and not
+        // kept beside the kept ones (an import's, say).
         await write(randomEvents(next, 150, { start: today, days: 0.66, visitor, mixed }));
         await write(randomEvents(next, 40, { start: start + day, days: 1, visitor, mixed }));
+        await write(randomEvents(next, 30, { start: start - day + 3_600_000, days: 0.9, visitor, mixed }));
         const expected = await all(stores[fromEvents] as DuckDbEventStore);
         assert.deepEqual(
           await all(stores[kept] as DuckDbEventStore),
@@ -344,7 +347,9 @@ describe("embedded store aggregates", () => {
         await stores[kept]?.upkeep();
         assert.deepEqual(await all(stores[kept] as DuckDbEventStore), expected, "the changes found");
         await reopen();
-        assert.deepEqual(await keptRows(), { days: keptDays, changes: 0 });
+        // The new day folded too (in New York it began on 8 June).
+        const laterDays = `${zone === "UTC" ? "" : "2026-06-08 "}2026-06-09 2026-06-10 2026-06-11 2026-06-12`;
+        assert.deepEqual(await keptRows(), { days: laterDays, changes: 0 });
       } finally {
         await Promise.all(stores.map((store) => store.close()));
         for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
