@@ -156,6 +156,9 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
  * country or continent by a number per name (placeKeysSql), named through place_names once
  * grouped, the hour by its number, the day by the group's day. `filters` (conditions on `e`)
  * keep the events they hold for, or for a visit statistic the visits with such an event.
+ * `few`: `where` selects few events (the changed visitors' of the kept days alone), whose
+ * places are named before they are grouped, which spares numbering every place by name:
+ * with today open and kept at 10M events, the country's statement took 23-24 ms against 27-32.
  */
 function statCountsSql(
   stat: StatDefinition,
@@ -163,6 +166,7 @@ function statCountsSql(
   time: TimeSql,
   perDay = true,
   filters: string | null = null,
+  few = false,
 ): string {
   if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
   if (filters !== null) where = `${where} AND ${filters}`;
@@ -181,7 +185,10 @@ function statCountsSql(
   const date = day === "NULL" ? "CAST(NULL AS DATE)" : `CAST(${time.date("day")} AS DATE)`;
   if (dimension === "day") [key, value] = ["NULL", `strftime(${date}, '%Y-%m-%d')`];
   else if (dimension === "hour") [key, value] = [time.hour, "lpad(CAST(k AS VARCHAR), 2, '0')"];
-  else if (field < 0) {
+  else if (field < 0 && few) {
+    [key, value] = [`coalesce(p.${dimension}, '')`, "k"];
+    join = " LEFT JOIN place_names p ON p.id = e.place";
+  } else if (field < 0) {
     [key, value] = ["coalesce(p.k, 0)", `coalesce(n.${dimension}, '')`];
     join = ` LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = e.place`;
     naming = " LEFT JOIN place_names n ON n.id = k";
@@ -598,7 +605,7 @@ function foldedAndOpenSql(
         )
       : readsVisitorDays(stat) && kept.length > 0
         ? `${steadyVisitorsSql(stat, keptVisitsSql("e", kept))}
-          UNION ALL ${statCountsSql(stat, foundEventsSql(where, time, openDays, kept, true), time)}`
+          UNION ALL ${statCountsSql(stat, foundEventsSql(where, time, openDays, kept, true), time, true, null, kept.length === openDays.length)}`
         : statCountsSql(stat, where, time),
   );
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
