@@ -1038,21 +1038,32 @@ function daysSql(
     foldedVisits = () => window.folded("v");
   }
   if (counted !== null) {
-    ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${countedTime.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
-        e.kind, e.is_visit FROM events e WHERE ${counted} AND e.kind IN (0, 1)${filters ? ` AND ${filters}` : ""})`);
     const date = `CAST(${time.date("day")} AS DATE)`;
     const visitStats = query.stats.filter((stat) => stat.rows === "visits");
+    // Unfiltered, and with the visits read anyway, a day's pageviews are those of its visits
+    // and its unique visitors theirs (every pageview is in one visit of its visitor's day):
+    // the open days' events are not read again. With today open and kept at 10M events,
+    // the dashboard's days took 25-26.5 ms that way against 34-36.
+    const byVisits = (stat: StatDefinition) =>
+      filters === null &&
+      visitStats.length > 0 &&
+      stat.rows === "pageviews" &&
+      (stat.measure === "rows" || stat.measure === "visitors");
+    const fromEvents = query.stats.filter((stat) => stat.rows !== "visits" && !byVisits(stat));
+    if (fromEvents.length > 0 || foldedVisits !== null)
+      ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${countedTime.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
+        e.kind, e.is_visit FROM events e WHERE ${counted} AND e.kind IN (0, 1)${filters ? ` AND ${filters}` : ""})`);
     if (visitStats.length > 0) {
       const visits: string[] = [];
       if (foldedVisits !== null)
-        visits.push(`SELECT v.day, v.start, v.finish, v.pageviews FROM day_visits v
+        visits.push(`SELECT v.day, v.visitor, v.start, v.finish, v.pageviews FROM day_visits v
           SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits()}`);
       if (window.openEvents !== null) {
         const open =
           filters === null
             ? openVisitsSql(window.openEvents, window.openTime, false, openDays, query.keptDays ?? [])
             : visitRowsSql(window.openEvents, window.openTime, false, filters);
-        visits.push(`SELECT ${date} AS day, start, finish, pageviews FROM (${open})`);
+        visits.push(`SELECT ${date} AS day, visitor, start, finish, pageviews FROM (${open})`);
       }
       ctes.push(`visits AS MATERIALIZED (${visits.join(" UNION ALL ")})`);
       for (const stat of visitStats)
@@ -1061,6 +1072,13 @@ function daysSql(
     }
     for (const stat of query.stats) {
       if (stat.rows === "visits") continue;
+      if (byVisits(stat)) {
+        const n = stat.measure === "visitors" ? "count(DISTINCT v.visitor)" : "sum(v.pageviews)";
+        parts.push(
+          `SELECT CAST(${stat.id} AS UTINYINT) AS stat, v.day, ${n} AS n FROM visits v GROUP BY v.day`,
+        );
+        continue;
+      }
       const rows = `SELECT * FROM matched e WHERE ${ROW_FILTERS[stat.rows]}`;
       const count =
         stat.measure === "visitors"
