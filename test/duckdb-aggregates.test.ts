@@ -291,6 +291,15 @@ describe("embedded store aggregates", () => {
               from,
               to,
             });
+            // A dashboard's series: no visit statistic.
+            result[`series ${from} ${to} ${filters.length}`] = await store.queryDays({
+              websiteId: 1,
+              zone,
+              filters,
+              stats: STATS.filter((stat) => stat.name === "visitors" || stat.name === "pageviews"),
+              from,
+              to,
+            });
           }
         }
         return result;

@@ -516,7 +516,7 @@ export class DuckDbEventStore implements EventStore {
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
     // A day is in one part, or in the slices of its visitors: its counts are their sum.
     const visits = query.stats.some((stat) => stat.rows === "visits");
-    const kept = visits && query.filters.length === 0 ? keptDays : [];
+    const kept = query.filters.length === 0 ? keptDays : [];
     const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, kept))) || [
       { range: query, open: [...openDays], kept },
     ];
