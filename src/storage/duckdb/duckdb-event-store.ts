@@ -57,7 +57,6 @@ import { appendColumns, type Column, int64Column } from "./column-appender.js";
 import { fileFailure, translateDuckDbError } from "./duckdb-errors.js";
 import { exportQuery, NUMBERED_TEXT, toStoredEvent } from "./event-rows.js";
 import { DUCKDB_MIGRATIONS } from "./migrations.js";
-import { PreparedReader } from "./prepared-reader.js";
 import { StringNumbers } from "./string-numbers.js";
 import { dayNumberFromString, dayNumberOf, dayString } from "./utc-days.js";
 import { numberVisitors } from "./visitor-numbers.js";
@@ -237,8 +236,6 @@ export class DuckDbEventStore implements EventStore {
    * insert opens and a fold counts are its local days. One entry per website with a zone.
    */
   private zoneList: Promise<Map<number, string>> | null = null;
-  /** The reader connection's statements, planned once (prepared-reader.ts). */
-  private readonly statements: PreparedReader;
 
   private constructor(
     private readonly file: string,
@@ -252,7 +249,6 @@ export class DuckDbEventStore implements EventStore {
     private readonly pageOrderEvents: number,
     private readonly onDayFolded: (websiteId: number, day: string) => void,
   ) {
-    this.statements = new PreparedReader(reader);
     this.timer = upkeep
       ? setInterval(() => {
           this.upkeep().catch((error: unknown) => this.onUpkeepError(error));
@@ -475,10 +471,10 @@ export class DuckDbEventStore implements EventStore {
     query: StatsQuery,
     { page, total }: Record<"page" | "total", { sql: string; params: DuckDBValue[]; types?: DuckDBType[] }>,
   ): Promise<StatsPage> {
-    const rows = (await this.statements.runAndReadAll(page.sql, page.params, page.types)).getRowObjects();
+    const rows = (await this.reader.runAndReadAll(page.sql, page.params, page.types)).getRowObjects();
     let count = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && query.offset > 0) {
-      const counted = await this.statements.runAndReadAll(total.sql, total.params, total.types);
+      const counted = await this.reader.runAndReadAll(total.sql, total.params, total.types);
       count = Number(counted.getRowObjects()[0]?.total ?? 0);
     }
     return { rows: rows.map((row) => ({ value: String(row.value), count: Number(row.n) })), total: count };
@@ -500,7 +496,7 @@ export class DuckDbEventStore implements EventStore {
         ...options,
         visitors: part.visitors,
       });
-      for (const row of (await this.statements.runAndReadAll(page.sql, page.params)).getRowObjects()) {
+      for (const row of (await this.reader.runAndReadAll(page.sql, page.params)).getRowObjects()) {
         const value = String(row.value);
         sums.set(value, (sums.get(value) ?? 0) + Number(row.n));
       }
@@ -531,7 +527,7 @@ export class DuckDbEventStore implements EventStore {
         visitors: part.visitors,
         keptDays: part.kept,
       });
-      for (const row of (await this.statements.runAndReadAll(sql, params)).getRowObjects()) {
+      for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
         const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
         const day = String(row.day);
         days[day] = (days[day] ?? 0) + Number(row.n);
@@ -554,15 +550,13 @@ export class DuckDbEventStore implements EventStore {
   ): Promise<WindowPart[] | null> {
     if (openDays.length === 0) return null;
     const [row] = (
-      await this.statements.runAndReadAll(
+      await this.reader.runAndReadAll(
         `SELECT count(*) AS n FROM events e WHERE ${visitEventsSql(query.zone, openDays, kept)}`,
         [query.websiteId],
       )
     ).getRowObjects();
     if (Number(row?.n ?? 0) <= this.foldPartEvents) return null;
-    const days = await this.statements.runAndReadAll(openDayEventsSql(query.zone, openDays), [
-      query.websiteId,
-    ]);
+    const days = await this.reader.runAndReadAll(openDayEventsSql(query.zone, openDays), [query.websiteId]);
     const eventsOf = new Map(days.getRowObjects().map((day) => [String(day.day), Number(day.n)]));
     return windowParts(query, openDays, eventsOf, this.foldPartEvents);
   }
@@ -584,7 +578,7 @@ export class DuckDbEventStore implements EventStore {
     if (!folded) return { open: daysFrom(query.from, query.to), kept: [] };
     // Two scans of small tables, the days as DATE values (formatting them and ordering them
     // in SQL cost as much again).
-    const rows = await this.statements.runAndReadAll(
+    const rows = await this.reader.runAndReadAll(
       `SELECT day, false AS kept FROM event_days
        WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded
        UNION ALL SELECT day, true FROM visit_days
@@ -612,7 +606,7 @@ export class DuckDbEventStore implements EventStore {
   ): Promise<boolean> {
     if (!filtersVisitorAttributes(query.filters)) return false;
     const [row] = (
-      await this.statements.runAndReadAll(
+      await this.reader.runAndReadAll(
         `SELECT count(*) AS n FROM day_visits
          WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND mixed`,
         [query.websiteId, query.from, query.to],
@@ -630,10 +624,10 @@ export class DuckDbEventStore implements EventStore {
         field === null
           ? []
           : (
-              await this.statements.runAndReadAll(
-                "SELECT id FROM text_values WHERE field = $1 AND value = $2",
-                [field, filter.value],
-              )
+              await this.reader.runAndReadAll("SELECT id FROM text_values WHERE field = $1 AND value = $2", [
+                field,
+                filter.value,
+              ])
             ).getRowObjects();
       numbers.push(row === undefined ? undefined : Number(row.id));
     }
@@ -652,7 +646,7 @@ export class DuckDbEventStore implements EventStore {
   private async readRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
     // Stored instants are whole seconds: from the first whole second at or after each start.
     const iso = (ms: number, round = Math.ceil) => new Date(round(ms / 1000) * 1000).toISOString();
-    const result = await this.statements.runAndReadAll(
+    const result = await this.reader.runAndReadAll(
       `WITH recent AS (
          SELECT ts, visitor FROM events
          WHERE website_id = $1 AND kind = 0 AND ts >= CAST($2 AS TIMESTAMP_S) AND ts <= CAST($4 AS TIMESTAMP_S))
@@ -947,7 +941,7 @@ export class DuckDbEventStore implements EventStore {
   async countEvents(websiteId?: number): Promise<number> {
     const [where, params] = websiteId === undefined ? ["", []] : [" WHERE website_id = $1", [websiteId]];
     const result = await this.translated(
-      this.statements.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params),
+      this.reader.runAndReadAll(`SELECT count(*) AS n FROM events${where}`, params),
     );
     return Number(result.getRowObjects()[0]?.n ?? 0);
   }
@@ -992,7 +986,6 @@ export class DuckDbEventStore implements EventStore {
     if (this.timer) clearInterval(this.timer);
     await this.upkeepRun?.catch(() => undefined);
     await this.serialised(async () => undefined).catch(() => undefined);
-    await this.statements.close();
     this.reader.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
