@@ -359,6 +359,26 @@ describe("embedded store aggregates", () => {
         // The new day folded too (in New York it began on 8 June).
         const laterDays = `${zone === "UTC" ? "" : "2026-06-08 "}2026-06-09 2026-06-10 2026-06-11 2026-06-12`;
         assert.deepEqual(await keptRows(), { days: laterDays, changes: 0 });
+        const [todayCounts = {}] = await storeFileSql(
+          dirs[kept] as string,
+          "SELECT count(*) AS n FROM daily_stats WHERE website_id = 1 AND day = DATE '2026-06-12'",
+          { readOnly: true },
+        );
+        assert.ok(Number(todayCounts.n) > 0, "today's counts kept");
+        // Today written again after a restart: its counts kept at the last round, and what
+        // the events since change added; then kept again.
+        await write(randomEvents(next, 120, { start: today, days: 0.66, visitor, mixed }));
+        const again = await all(stores[fromEvents] as DuckDbEventStore);
+        assert.notDeepEqual(again, expected);
+        assert.deepEqual(
+          await all(stores[kept] as DuckDbEventStore),
+          again,
+          "kept counts and the events since",
+        );
+        clock.advance(11_000);
+        await stores[kept]?.upkeep();
+        assert.deepEqual(await all(stores[kept] as DuckDbEventStore), again, "the changes kept");
+        assert.deepEqual(await keptRows(), { days: laterDays, changes: 0 });
       } finally {
         await Promise.all(stores.map((store) => store.close()));
         for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
@@ -693,13 +713,18 @@ describe("embedded store aggregates", () => {
     {
       what: "without the visitor's attributes",
       columns: "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page",
-      since: [10, 11, 12],
+      since: [10, 11, 12, 13],
     },
     {
       what: "without the hours of the visitor's day",
       columns:
         "website_id, day, visitor, start, finish, until, pageviews, hour, exit_page, mixed, browser, os, device, resolution, language, place, first_of_day",
-      since: [11, 12],
+      since: [11, 12, 13],
+    },
+    {
+      what: "of a day kept open, without the rounds of its counts",
+      columns: "*",
+      since: [13],
     },
   ];
   for (const older of OLDER_VISITS) {
@@ -745,14 +770,21 @@ describe("embedded store aggregates", () => {
         await store.upkeep();
         const expected = await all();
         await store.close();
-        // The table as the older version made it, with its rows, and none of the later ones.
+        // The tables as the older version made them, with their rows, and none of the later ones.
+        assert.ok((await visitRows("day = DATE '2026-06-15'")) > 0, "today's visits kept");
         await storeFileSql(
           dir,
           `CREATE TABLE day_visits_older AS SELECT ${older.columns} FROM day_visits;
          DROP TABLE day_visits;
          ALTER TABLE day_visits_older RENAME TO day_visits;
-         DROP TABLE visit_days;
-         DROP TABLE visitor_changes;
+         ALTER TABLE events DROP COLUMN round;
+         ${
+           older.since.includes(12)
+             ? "DROP TABLE visit_days; DROP TABLE visitor_changes;"
+             : `CREATE TABLE visit_days_older AS SELECT website_id, day FROM visit_days;
+                DROP TABLE visit_days;
+                ALTER TABLE visit_days_older RENAME TO visit_days;`
+         }
          DELETE FROM schema_migrations WHERE version IN (${older.since.join(", ")});`,
         );
         assert.ok((await visitRows("true")) > 0, "folded visits to migrate");

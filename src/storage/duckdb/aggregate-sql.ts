@@ -1,6 +1,8 @@
 // DuckDB SQL for the embedded store's statistics, all generated from the catalog's one
 // definition of each statistic (statCountsSql): the fold of a settled day into daily_stats,
-// and a query summing the folded days with the open ones counted from their raw events.
+// today's counts kept there as of the upkeep's last round (keptDayStatements), and a query
+// summing the folded and kept days, with what changed since, and the other open days
+// counted from their raw events.
 // Days and hours are local to the website's zone: the SQL adds the zone's offsets
 // (stats/time-zone.ts) to the stored UTC instants, so DuckDB needs no time zone data.
 
@@ -138,9 +140,13 @@ export function openDayEventsSql(zone: string, openDays: readonly string[]): str
 
 /**
  * What part of a query's window a statement reads: one slice of its visitors (none: all of
- * them), and the open days whose visits day_visits keeps (keptDays: openVisitsSql).
+ * them), and the open days whose counts and visits are kept (in daily_stats and day_visits),
+ * each with the round they are kept at (`rounds`: keptDayStatements).
  */
-type Scope = { visitors?: VisitorSlice | undefined; keptDays?: readonly string[] | undefined };
+type Scope = {
+  visitors?: VisitorSlice | undefined;
+  rounds?: ReadonlyMap<string, number> | undefined;
+};
 
 /** The time of the events of one local day, whose day is a constant. */
 function oneDayTime(zone: string, day: string, start: number, end: number): TimeSql {
@@ -167,10 +173,10 @@ function statCountsSql(
   perDay = true,
   filters: string | null = null,
   few = false,
+  count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)",
 ): string {
   if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
   if (filters !== null) where = `${where} AND ${filters}`;
-  const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
   // Unique visitors are counted per day; rows summed over days need no day: a filtered
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
   // took 271 ms on one core against 318 ms with a group per day).
@@ -302,71 +308,23 @@ function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) 
     FROM (${counted})`;
 }
 
-/**
- * The visits of the open days' events `where` selects, as visitRowsSql gives them: of a
- * kept day (`kept`: its visits in day_visits, visit_days) day_visits' rows, but for the
- * visitors written to it since (visitor_changes), whose visits, and every other open day's,
- * are found from their events. At 10M events a day of 377,000 events took 220-350 ms to
- * find the visits of (bench/RESULTS.md, "Today's visits kept").
- */
-function openVisitsSql(
-  where: string,
-  time: TimeSql,
-  exits: boolean,
-  openDays: readonly string[],
-  kept: readonly string[],
-): string {
-  if (kept.length === 0) return visitRowsSql(where, time, exits);
-  return `SELECT v.website_id, ${time.fromDate("v.day")} AS day, v.visitor, v.start, v.finish, v.pageviews,
-      v.hour, v.exit_page
-    FROM day_visits v WHERE ${keptVisitsSql("v", kept)}
-    UNION ALL ${visitRowsSql(foundEventsSql(where, time, openDays, kept), time, exits)}`;
-}
-
-/** The visitors of website $1 written to a kept day since its visits were kept, with that day. */
+/** The visitors of website $1 written to a kept day since it was kept, with that day. */
 const CHANGES_SQL = "SELECT c.visitor, c.day FROM visitor_changes c WHERE c.website_id = CAST($1 AS INTEGER)";
 
 /**
- * Of the events `where` selects of `openDays` (`kept` of them kept), those whose visits
- * openVisitsSql finds from events: every event of an open day not kept, and of a kept day
- * the changed visitors'; with `mixed`, also those of the visitors whose kept day is mixed,
- * whom steadyVisitorsSql does not count.
- */
-function foundEventsSql(
-  where: string,
-  time: TimeSql,
-  openDays: readonly string[],
-  kept: readonly string[],
-  mixed = false,
-): string {
-  if (kept.length === 0) return where;
-  const found = [`SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL})`];
-  if (mixed)
-    found.push(`SELECT v.visitor, ${time.fromDate("v.day")} FROM day_visits v
-        WHERE ${keptVisitsSql("v", kept)} AND v.mixed AND v.first_of_day`);
-  const ofFound = `(e.visitor, ${time.day}) IN (${found.join(" UNION ALL ")})`;
-  // With every open day kept (today, mostly) the condition is that alone, which DuckDB
-  // runs as a semi join before the rest of the statement; or'ed with the days not kept it
-  // is checked after it: at 10M events with today open and kept, the country's statement
-  // took 32-36 ms that way against 25.5-26, the city's 49-55 against 45.
-  if (kept.length === openDays.length) return `${where} AND ${ofFound}`;
-  return `${where} AND (${time.day} NOT IN (${kept.map(time.literal).join(", ")}) OR ${ofFound})`;
-}
-
-/** The kept days' visits of day_visits `alias`, but the changed visitors' (website $1). */
-function keptVisitsSql(alias: string, kept: readonly string[]): string {
-  return `${alias}.website_id = CAST($1 AS INTEGER) AND ${alias}.day IN (${kept.map((day) => `CAST('${day}' AS DATE)`).join(", ")})
-    AND (${alias}.visitor, ${alias}.day) NOT IN (${CHANGES_SQL})`;
-}
-
-/**
  * The condition on the events of website $1 whose visits a statement over `openDays`
- * (ascending) in `zone` finds from events (openVisitsSql): what it holds in memory at once.
+ * (ascending) in `zone` finds from events, `kept` of them kept: every event of an open day
+ * not kept, and of a kept day the changed visitors' (changedCountsSql): what it holds in
+ * memory at once.
  */
 export function visitEventsSql(zone: string, openDays: readonly string[], kept: readonly string[]): string {
   const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
   const time = openDayTime(timeSql(zone, start, end), openDays);
-  return foundEventsSql(openEventsSql(zone, time, openDays), time, openDays, kept);
+  const where = openEventsSql(zone, time, openDays);
+  if (kept.length === 0) return where;
+  const changed = `(e.visitor, ${time.day}) IN (SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL}))`;
+  if (kept.length === openDays.length) return `${where} AND ${changed}`;
+  return `${where} AND (${time.day} NOT IN (${kept.map(time.literal).join(", ")}) OR ${changed})`;
 }
 
 /**
@@ -469,19 +427,126 @@ export function foldDaySql(
       ? visitStatSql(stat, visits, (column) => column)
       : statCountsSql(stat, where, time),
   );
+  return [...findVisits, ...storedCountsStatements(websiteId, day, counts.join(" UNION ALL "), false)];
+}
+
+/**
+ * Statements that store one website's counts of a day (`counts`, statCountsSql rows) in
+ * daily_stats, the values not numbered yet added to stat_values first: in place of every
+ * row of the day, or with `merge` added to the day's rows of the same statistic and value
+ * (a kept day's changes: keptCountsStatements), whose other rows stand.
+ */
+function storedCountsStatements(websiteId: number, day: string, counts: string, merge: boolean): string[] {
+  const ofDay = ofDaySql(websiteId, day);
   const named = namedSql("SELECT * FROM folded");
+  const numbered = `SELECT r.website_id, r.stat, r.day, v.id AS value_id, r.count FROM ${named} r JOIN stat_values v USING (value)`;
+  const stored = merge
+    ? [
+        `CREATE OR REPLACE TEMP TABLE merged AS
+           SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) AS count FROM (
+             SELECT * FROM (${numbered})
+             UNION ALL SELECT website_id, stat, day, value_id, count FROM daily_stats
+             WHERE ${ofDay} AND (stat, value_id) IN (SELECT stat, value_id FROM (${numbered}))
+           ) GROUP BY ALL`,
+        `DELETE FROM daily_stats WHERE ${ofDay} AND (stat, value_id) IN (SELECT stat, value_id FROM merged)`,
+        `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
+           SELECT * FROM merged WHERE count <> 0 ORDER BY stat, value_id`,
+        "DROP TABLE merged",
+      ]
+    : [
+        `DELETE FROM daily_stats WHERE ${ofDay}`,
+        `INSERT INTO daily_stats (website_id, stat, day, value_id, count) ${numbered} ORDER BY r.stat, v.id`,
+      ];
   return [
-    ...findVisits,
-    `CREATE OR REPLACE TEMP TABLE folded AS ${counts.join(" UNION ALL ")}`,
+    `CREATE OR REPLACE TEMP TABLE folded AS ${counts}`,
     `INSERT INTO stat_values
        SELECT CAST((SELECT coalesce(max(id), 0) FROM stat_values) + row_number() OVER (ORDER BY value) AS UINTEGER), value
        FROM (SELECT DISTINCT value FROM ${named}) WHERE value NOT IN (SELECT value FROM stat_values)`,
-    `DELETE FROM daily_stats WHERE ${ofDay}`,
-    `INSERT INTO daily_stats (website_id, stat, day, value_id, count)
-       SELECT r.website_id, r.stat, r.day, v.id, r.count FROM ${named} r JOIN stat_values v USING (value)
-       ORDER BY r.stat, v.id`,
+    ...stored,
     "DROP TABLE folded",
   ];
+}
+
+/**
+ * Statements that keep the counts of one website's open day `day` in `zone` in daily_stats
+ * with its visits in day_visits (`findVisits`: changedVisitsStatements or
+ * dayVisitsStatements, which end the round): counted from all of the day's events and
+ * visits, or, when they were kept at round `previous`, brought up to date by what the
+ * events written since changed (changedCountsSql, run before the visits are). A statistic
+ * then reads the day as a folded one, and adds what changed since (statQuerySql, `rounds`).
+ */
+export function keptDayStatements(
+  websiteId: number,
+  zone: string,
+  day: string,
+  previous: number | null,
+  findVisits: readonly string[],
+): string[] {
+  if (previous === null) return foldDaySql(websiteId, zone, day, findVisits);
+  const counts = STATS.map((stat) => changedCountsSql(stat, websiteId, zone, day, previous));
+  return [...storedCountsStatements(websiteId, day, counts.join(" UNION ALL "), true), ...findVisits];
+}
+
+/**
+ * What the events of website `website`'s kept day `day` written since its counts were kept
+ * (at round `round`) change in one statistic's counts, as statCountsSql rows: a count of rows
+ * grows by the new events' (those of a later round); any other count by what the visitors
+ * written since (visitor_changes) count now, less what they counted at `round`: for unique
+ * visitors their events of that round and before (a visitor is counted once per value and
+ * day), for visits their visits kept in day_visits (a visit is one visitor's). Exact, and a
+ * few events' work: those of the visitors written since.
+ */
+function changedCountsSql(
+  stat: StatDefinition,
+  website: WebsiteRef,
+  zone: string,
+  day: string,
+  round: number,
+): string {
+  const where = dayEventsSql(website, zone, day);
+  const time = dayTime(zone, day);
+  if (stat.rows === "visits") {
+    const visits = changedVisitsSql(website, zone, day, stat.dimension === "exit_page");
+    return `${visitStatSql(stat, visits.now, time.date)}
+      UNION ALL SELECT website_id, stat, day, value, field, number, -count AS count
+      FROM (${visitStatSql(stat, visits.kept, (column) => column)})`;
+  }
+  if (stat.measure === "rows")
+    return statCountsSql(stat, `${where} AND e.round > ${round}`, time, true, null, true);
+  const changed = `${where} AND e.visitor IN ${changedVisitorsSql(website, day)}`;
+  // Now and then in one reading of their events (two took a statement 3-4 ms more at 10M
+  // events: DuckDB plans each, and names the places of each).
+  const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
+  return statCountsSql(stat, changed, time, true, null, true, count);
+}
+
+/**
+ * The visits of the visitors written to website `website`'s kept day `day` since it was
+ * kept, as visitRowsSql gives them: as they are now (`now`, found from their events) and
+ * as day_visits keeps them (`kept`).
+ */
+function changedVisitsSql(
+  website: WebsiteRef,
+  zone: string,
+  day: string,
+  exits: boolean,
+): { now: string; kept: string } {
+  const changed = changedVisitorsSql(website, day);
+  return {
+    now: visitRowsSql(
+      `${dayEventsSql(website, zone, day)} AND e.visitor IN ${changed}`,
+      dayTime(zone, day),
+      exits,
+    ),
+    kept: `SELECT v.website_id, v.day, v.visitor, v.start, v.finish, v.pageviews, v.hour, v.exit_page
+      FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changed}`,
+  };
+}
+
+/** The time of the events of one local day `day` in `zone` (oneDayTime). */
+function dayTime(zone: string, day: string): TimeSql {
+  const { start, end } = zoneRule(zone).rangeOf(day, day);
+  return oneDayTime(zone, day, start, end);
 }
 
 /**
@@ -490,7 +555,13 @@ export function foldDaySql(
  * out of DuckDB's memory, FOLD_PART_EVENTS in duckdb-event-store.ts), and mark the day's
  * visits kept: a fold's first statements, and the upkeep's for a day that has not ended.
  */
-export function dayVisitsStatements(websiteId: number, zone: string, day: string, parts = 1): string[] {
+export function dayVisitsStatements(
+  websiteId: number,
+  zone: string,
+  day: string,
+  round: number,
+  parts = 1,
+): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
   const where = dayEventsSql(websiteId, zone, day);
   const time = oneDayTime(zone, day, start, end);
@@ -501,7 +572,7 @@ export function dayVisitsStatements(websiteId: number, zone: string, day: string
       const visitors = parts === 1 ? where : `${where} AND ${sliceSql({ parts, part })}`;
       return `INSERT INTO day_visits ${dayVisitsSql(visitors, time, end / 1000)}`;
     }),
-    ...keptStatements(websiteId, day),
+    ...keptStatements(websiteId, day, round),
   ];
 }
 
@@ -511,13 +582,18 @@ export function dayVisitsStatements(websiteId: number, zone: string, day: string
  * the others' stand. The upkeep's for a day that has not ended, every few seconds, and a
  * fold's first statements for a kept day.
  */
-export function changedVisitsStatements(websiteId: number, zone: string, day: string): string[] {
+export function changedVisitsStatements(
+  websiteId: number,
+  zone: string,
+  day: string,
+  round: number,
+): string[] {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
   const where = changedEventsSql(websiteId, zone, day);
   return [
     `DELETE FROM day_visits WHERE ${ofDaySql(websiteId, day)} AND visitor IN ${changedVisitorsSql(websiteId, day)}`,
     `INSERT INTO day_visits ${dayVisitsSql(where, oneDayTime(zone, day, start, end), end / 1000)}`,
-    ...keptStatements(websiteId, day),
+    ...keptStatements(websiteId, day, round),
   ];
 }
 
@@ -526,29 +602,36 @@ export function changedEventsSql(websiteId: number, zone: string, day: string): 
   return `${dayEventsSql(websiteId, zone, day)} AND e.visitor IN ${changedVisitorsSql(websiteId, day)}`;
 }
 
-function changedVisitorsSql(websiteId: number, day: string): string {
-  return `(SELECT visitor FROM visitor_changes WHERE ${ofDaySql(websiteId, day)})`;
+/** The visitors written to one website's kept day since (visitor_changes), as a subquery. */
+function changedVisitorsSql(website: WebsiteRef, day: string): string {
+  return `(SELECT visitor FROM visitor_changes WHERE ${ofDaySql(website, day)})`;
 }
+
+/** A website in SQL: its id, or "$1", a query's first parameter. */
+type WebsiteRef = number | "$1";
 
 /** One website's rows of a day in a table with website_id and day. */
-function ofDaySql(websiteId: number, day: string): string {
-  return `website_id = CAST(${websiteId} AS INTEGER) AND day = CAST('${day}' AS DATE)`;
+function ofDaySql(website: WebsiteRef, day: string): string {
+  return `website_id = CAST(${website} AS INTEGER) AND day = CAST('${day}' AS DATE)`;
 }
 
-/** A day's visits marked kept: listed in visit_days, and no visitor changed since. */
-function keptStatements(websiteId: number, day: string): string[] {
+/**
+ * A day's visits and counts marked kept as of `round` (its events of that round and
+ * before): listed in visit_days, and no visitor changed since.
+ */
+function keptStatements(websiteId: number, day: string, round: number): string[] {
   const ofDay = ofDaySql(websiteId, day);
   return [
     `DELETE FROM visitor_changes WHERE ${ofDay}`,
-    `INSERT INTO visit_days SELECT CAST(${websiteId} AS INTEGER), CAST('${day}' AS DATE)
-       WHERE NOT EXISTS (SELECT 1 FROM visit_days WHERE ${ofDay})`,
+    `DELETE FROM visit_days WHERE ${ofDay}`,
+    `INSERT INTO visit_days VALUES (CAST(${websiteId} AS INTEGER), CAST('${day}' AS DATE), CAST(${round} AS UINTEGER))`,
   ];
 }
 
 /** The condition on events `e` that selects one website's local day `day` in `zone`. */
-export function dayEventsSql(websiteId: number, zone: string, day: string): string {
+export function dayEventsSql(website: WebsiteRef, zone: string, day: string): string {
   const { start, end } = zoneRule(zone).rangeOf(day, day);
-  return `e.website_id = CAST(${websiteId} AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
+  return `e.website_id = CAST(${website} AS INTEGER) AND e.ts >= ${instantSql(start)} AND e.ts < ${instantSql(end)}`;
 }
 
 /**
@@ -573,43 +656,43 @@ export function pageOrderSql(websiteId: number, zone: string, day: string): stri
 }
 
 /**
- * Values and counts (`value`, `n`) of an unfiltered query: the folded days' sums from
- * daily_stats, and the open days counted from their raw events.
+ * Values and counts (`value`, `n`) of an unfiltered query: the folded and kept days' sums
+ * from daily_stats, with what the events written to a kept day since changed
+ * (changedCountsSql), and the other open days counted from their raw events. With today
+ * open at 10M events (275,000 events), a statistic took 4-15 ms that way against 10-31
+ * counted from today's events and kept visits (bench/RESULTS.md, "Today kept as of a round").
  */
 function foldedAndOpenSql(
   query: StatsQuery & Scope,
   openDays: readonly string[],
   bind: (value: string | number) => string,
 ): string {
+  const { stat } = query;
+  const rounds = query.rounds ?? new Map<string, number>();
+  const fromEvents = openDays.filter((day) => !rounds.has(day));
   // The parameters cast to the columns' types: otherwise DuckDB casts the column for every
   // row (UTINYINT to INTEGER) and cannot skip by min/max.
-  const ofStat = `website_id = CAST($1 AS INTEGER) AND stat = CAST(${bind(query.stat.id)} AS UTINYINT)`;
-  const open = openDays.map((day) => `CAST(${bind(day)} AS DATE)`);
+  const ofStat = `website_id = CAST($1 AS INTEGER) AND stat = CAST(${bind(stat.id)} AS UTINYINT)`;
+  const open = fromEvents.map((day) => `CAST(${bind(day)} AS DATE)`);
   const folded = `SELECT value_id, sum(count) AS n FROM daily_stats
     WHERE ${ofStat} AND day BETWEEN CAST(${bind(query.from)} AS DATE) AND CAST(${bind(query.to)} AS DATE)${open.length > 0 ? ` AND day NOT IN (${open.join(", ")})` : ""}
     GROUP BY value_id`;
   // Summed by number first (cheaper than by string), then named: only the values counted.
-  const counted = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
-  if (open.length === 0) return counted;
-  const { start, end } = zoneRule(query.zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
-  const time = openDayTime(timeSql(query.zone, start, end), openDays);
-  const where = openEventsSql(query.zone, time, openDays, query.visitors);
-  const { stat } = query;
-  const kept = query.keptDays ?? [];
-  const live = namedSql(
-    stat.rows === "visits"
-      ? visitStatSql(
-          stat,
-          openVisitsSql(where, time, stat.dimension === "exit_page", openDays, kept),
-          time.date,
-        )
-      : readsVisitorDays(stat) && kept.length > 0
-        ? `${steadyVisitorsSql(stat, keptVisitsSql("e", kept))}
-          UNION ALL ${statCountsSql(stat, foundEventsSql(where, time, openDays, kept, true), time, true, null, kept.length === openDays.length)}`
+  const summed = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
+  const live = [...rounds].map(([day, round]) => changedCountsSql(stat, "$1", query.zone, day, round));
+  if (fromEvents.length > 0) {
+    const { start, end } = zoneRule(query.zone).rangeOf(fromEvents[0] as string, fromEvents.at(-1) as string);
+    const time = openDayTime(timeSql(query.zone, start, end), fromEvents);
+    const where = openEventsSql(query.zone, time, fromEvents, query.visitors);
+    live.push(
+      stat.rows === "visits"
+        ? visitStatSql(stat, visitRowsSql(where, time, stat.dimension === "exit_page"), time.date)
         : statCountsSql(stat, where, time),
-  );
+    );
+  }
+  if (live.length === 0) return summed;
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
-      SELECT * FROM ${counted} UNION ALL SELECT value, count AS n FROM ${live}
+      SELECT * FROM ${summed} UNION ALL SELECT value, count AS n FROM ${namedSql(live.join(" UNION ALL "))}
     ) GROUP BY value)`;
 }
 
@@ -804,7 +887,7 @@ function filteredVisitorsSql(
 }
 
 /**
- * Unique visitors by hour or by an attribute of theirs (readsVisitorDays) of the steady
+ * Unique visitors by hour or by an attribute of theirs of the steady
  * visitors' days of day_visits `e` that `where` keeps, counted from each day's first visit
  * (one value of each attribute, and its hours), with the columns of statCountsSql.
  */
@@ -832,20 +915,6 @@ function steadyVisitorsSql(stat: StatDefinition, where: string): string {
     FROM (${counted}) c${place ? " LEFT JOIN place_names p ON p.id = c.k" : ""}`;
 }
 
-/** Whether a statistic counts unique visitors by hour or by an attribute day_visits holds (steadyVisitorsSql). */
-function readsVisitorDays(stat: StatDefinition): boolean {
-  return stat.measure === "visitors" && stat.dimension !== "day";
-}
-
-/**
- * Whether a query reads the kept open days' visits (ReadOptions.keptDays): unfiltered, a
- * visit statistic (openVisitsSql), or unique visitors by hour or by an attribute of theirs
- * (steadyVisitorsSql, and the mixed and changed visitors' events).
- */
-export function readsKeptVisits(query: Pick<StatsQuery, "stat" | "filters">): boolean {
-  return query.filters.length === 0 && (query.stat.rows === "visits" || readsVisitorDays(query.stat));
-}
-
 /**
  * The SQL of a statistics query: one page of values with the number of values (`total`,
  * in every row), and the number alone, for a page past the end. `openDays` are the days of
@@ -856,15 +925,15 @@ export function readsKeptVisits(query: Pick<StatsQuery, "stat" | "filters">): bo
  * statistic of days counts as dayCountsSql does, so alike on its own and with others.
  * `numbers` are the stored numbers of the filters' values (numberedField), by position;
  * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes);
- * `visitors`, the slice of the visitors to count (VisitorSlice), if not all; `keptDays`,
- * the open days whose visits an unfiltered visit statistic reads from day_visits.
+ * `visitors`, the slice of the visitors to count (VisitorSlice), if not all; `rounds`, the
+ * kept open days (ReadOptions).
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, rounds }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const scoped = { ...query, visitors, keptDays };
+  const scoped = { ...query, visitors, rounds };
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
@@ -970,7 +1039,7 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, rounds }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
@@ -978,7 +1047,7 @@ export function dayCountsSql(
     return `$${params.length}`;
   };
   const filters = filtersSql(query.filters, numbers, bind);
-  return { sql: daysSql({ ...query, visitors, keptDays }, openDays, filters, mixedVisits, bind), params };
+  return { sql: daysSql({ ...query, visitors, rounds }, openDays, filters, mixedVisits, bind), params };
 }
 
 /** What a query's SQL is given, read by the store first: see statQuerySql. */
@@ -987,8 +1056,11 @@ interface ReadOptions {
   mixedVisits?: boolean;
   /** Counts the visitors of this slice alone (the store adds up a day's slices). */
   visitors?: VisitorSlice | undefined;
-  /** Open days whose visits day_visits keeps (visit_days), read unfiltered (openVisitsSql). */
-  keptDays?: readonly string[] | undefined;
+  /**
+   * The open days whose counts and visits are kept (visit_days), each with the round they are
+   * kept at: an unfiltered query reads them as folded days, and adds what changed since.
+   */
+  rounds?: ReadonlyMap<string, number> | undefined;
 }
 
 /** dayCountsSql's statement, `filters` as filtersSql gives them, values bound through `bind` ($1 the website). */
@@ -1001,7 +1073,10 @@ function daysSql(
 ): string {
   for (const stat of query.stats)
     if (stat.dimension !== "day") throw new Error(`${stat.name} is not a statistic of days`);
-  const window = foldedWindow(query, openDays, bind);
+  // Unfiltered, a kept day is read as a folded one with what changed since (foldedAndOpenSql).
+  const rounds = filters === null ? (query.rounds ?? new Map<string, number>()) : new Map<string, number>();
+  const fromEvents = openDays.filter((day) => !rounds.has(day));
+  const window = foldedWindow(query, fromEvents, bind);
   const { time } = window;
   const steady =
     filtersVisitorAttributes(query.filters) && query.stats.every((stat) => steadyVisitMeasure(stat) !== null);
@@ -1016,6 +1091,25 @@ function daysSql(
   if (filters === null) {
     parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
       WHERE ${window.folded("v")} AND stat IN (${query.stats.map((stat) => stat.id).join(", ")}) GROUP BY stat, day`);
+    const visitStats = query.stats.filter((stat) => stat.rows === "visits");
+    [...rounds].forEach(([day, round], i) => {
+      for (const stat of query.stats)
+        if (stat.rows !== "visits")
+          parts.push(
+            `SELECT stat, day, count AS n FROM (${changedCountsSql(stat, "$1", query.zone, day, round)})`,
+          );
+      if (visitStats.length === 0) return;
+      // The visit statistics' changes from one reading of the changed visits, as in
+      // changedCountsSql: a statement per statistic took the totals 5 ms more at 10M events.
+      const { now, kept } = changedVisitsSql("$1", query.zone, day, false);
+      const measures = (sign: string) =>
+        visitStats.map((stat, k) => `, ${sign}${VISIT_MEASURES[stat.measure]} AS n${k}`).join("");
+      ctes.push(`changed${i} AS MATERIALIZED (SELECT CAST('${day}' AS DATE) AS day${measures("")} FROM (${now}) v
+        UNION ALL SELECT CAST('${day}' AS DATE)${measures("-")} FROM (${kept}) v)`);
+      visitStats.forEach((stat, k) => {
+        parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, day, n${k} AS n FROM changed${i}`);
+      });
+    });
   } else if (steady) {
     // One scan of the visits for every statistic: a column each, then a row each.
     const visits = `SELECT * FROM day_visits e WHERE ${window.folded("e")} AND NOT e.mixed AND ${filters}`;
@@ -1040,19 +1134,17 @@ function daysSql(
   if (counted !== null) {
     const date = `CAST(${time.date("day")} AS DATE)`;
     const visitStats = query.stats.filter((stat) => stat.rows === "visits");
-    // Unfiltered, with the visits read anyway or kept (every open day's), a day's pageviews
-    // are those of its visits and its unique visitors theirs (every pageview is in one visit
-    // of its visitor's day): the open days' events are not read again. With today open and
-    // kept at 10M events, the dashboard's totals took 25-26.5 ms that way against 34-36,
-    // its series (visitors and pageviews alone) 12-13 ms against 18-19.
-    const keptAll = (query.keptDays ?? []).length === openDays.length;
+    // Unfiltered, with the visits read anyway, a day's pageviews are those of its visits and
+    // its unique visitors theirs (every pageview is in one visit of its visitor's day): the
+    // open days' events are not read again (with today open at 10M events, the dashboard's
+    // totals took 25-26.5 ms that way against 34-36).
     const byVisits = (stat: StatDefinition) =>
       filters === null &&
-      (visitStats.length > 0 || keptAll) &&
+      visitStats.length > 0 &&
       stat.rows === "pageviews" &&
       (stat.measure === "rows" || stat.measure === "visitors");
-    const fromEvents = query.stats.filter((stat) => stat.rows !== "visits" && !byVisits(stat));
-    if (fromEvents.length > 0 || foldedVisits !== null)
+    const ofEvents = query.stats.filter((stat) => stat.rows !== "visits" && !byVisits(stat));
+    if (ofEvents.length > 0 || foldedVisits !== null)
       ctes.push(`matched AS MATERIALIZED (SELECT e.visitor, ${countedTime.day} AS day, CAST(epoch(e.ts) AS BIGINT) AS s,
         e.kind, e.is_visit FROM events e WHERE ${counted} AND e.kind IN (0, 1)${filters ? ` AND ${filters}` : ""})`);
     if (visitStats.length > 0 || query.stats.some(byVisits)) {
@@ -1061,10 +1153,7 @@ function daysSql(
         visits.push(`SELECT v.day, v.visitor, v.start, v.finish, v.pageviews FROM day_visits v
           SEMI JOIN matched m ON m.visitor = v.visitor AND m.s >= v.start AND m.s < v.until WHERE ${foldedVisits()}`);
       if (window.openEvents !== null) {
-        const open =
-          filters === null
-            ? openVisitsSql(window.openEvents, window.openTime, false, openDays, query.keptDays ?? [])
-            : visitRowsSql(window.openEvents, window.openTime, false, filters);
+        const open = visitRowsSql(window.openEvents, window.openTime, false, filters);
         visits.push(`SELECT ${date} AS day, visitor, start, finish, pageviews FROM (${open})`);
       }
       ctes.push(`visits AS MATERIALIZED (${visits.join(" UNION ALL ")})`);

@@ -42,11 +42,11 @@ import {
   dayVisitsStatements,
   filtersVisitorAttributes,
   foldDaySql,
+  keptDayStatements,
   numberedField,
   openDayEventsSql,
   pageOrderSql,
   readsFoldedVisits,
-  readsKeptVisits,
   statQuerySql,
   summedPageSql,
   timeSql,
@@ -61,7 +61,7 @@ import { StringNumbers } from "./string-numbers.js";
 import { dayNumberFromString, dayNumberOf, dayString } from "./utc-days.js";
 import { numberVisitors } from "./visitor-numbers.js";
 
-/** The events table's column types: numbers, the numbered text (event-rows.ts), then `place`. */
+/** The events table's column types: numbers, the numbered text (event-rows.ts), `place`, then `round`. */
 const EVENT_TYPES = [
   INTEGER,
   TIMESTAMP_S,
@@ -69,6 +69,7 @@ const EVENT_TYPES = [
   UTINYINT,
   BOOLEAN,
   ...NUMBERED_TEXT.map(() => UINTEGER),
+  UINTEGER,
   UINTEGER,
 ];
 const NUMBERED_TYPES = [UINTEGER, VARCHAR];
@@ -169,8 +170,8 @@ interface WindowPart {
   open: string[];
   /** Of an open day too large for one statement: the slice of its visitors counted. */
   visitors?: VisitorSlice;
-  /** Open days whose visits are read from day_visits (keptDays). */
-  kept?: string[];
+  /** Open days whose counts and visits are kept, with their rounds (aggregate-sql.ts, ReadOptions.rounds). */
+  rounds?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -231,6 +232,14 @@ export class DuckDbEventStore implements EventStore {
   private closing = false;
   /** What the store has numbered, read on the first insert (see loadNumbered). */
   private numbered: Numbered | null = null;
+  /**
+   * The round an insert marks its events with (events.round), read on first need: one past
+   * the last round a day's counts and visits were kept at (visit_days.round). Keeping a day
+   * ends the round, so its counts hold exactly the events of that round and before, and a
+   * statistic adds the later ones (aggregate-sql.ts, keptCountsStatements). Inserts and
+   * keeps run one at a time (serialised), so none is marked with a round already kept.
+   */
+  private round: number | null = null;
   /**
    * Each website's time zone as event_websites holds it (absent: UTC), read once: the days an
    * insert opens and a fold counts are its local days. One entry per website with a zone.
@@ -352,7 +361,7 @@ export class DuckDbEventStore implements EventStore {
         await appendColumns(
           await this.writer.createAppender("events"),
           EVENT_TYPES,
-          eventColumns(events, numbered.visitors, textColumns, placeNumbers),
+          eventColumns(events, numbered.visitors, textColumns, placeNumbers, await this.currentRound()),
         );
         if (newPlaces.length > 0) {
           await appendColumns(await this.writer.createAppender("places"), NUMBERED_TYPES, [
@@ -435,6 +444,24 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 
+  /** The round this store's inserts mark their events with now (see `round`). */
+  private async currentRound(): Promise<number> {
+    if (this.round === null) {
+      const read = await this.writer.runAndReadAll(
+        "SELECT coalesce(max(round), 0) + 1 AS round FROM visit_days",
+      );
+      this.round = Number(read.getRowObjects()[0]?.round ?? 1);
+    }
+    return this.round;
+  }
+
+  /** Ends the current round, for a day kept now (a fold, or the upkeep of a day not ended): its number. */
+  private async endRound(): Promise<number> {
+    const round = await this.currentRound();
+    this.round = round + 1;
+    return round;
+  }
+
   /** Writes the log into the file once it holds CHECKPOINT_LOG_BYTES (DuckDB's own threshold). */
   private async checkpointIfLogIsLarge(): Promise<void> {
     let size = 0;
@@ -454,16 +481,17 @@ export class DuckDbEventStore implements EventStore {
     // A filtered query counts every day from its events (statQuerySql), but for those that
     // read the folded visits.
     const visits = readsFoldedVisits(query);
-    const days = query.filters.length === 0 || visits ? await this.windowDays(query) : { open: [], kept: [] };
+    const unfiltered = query.filters.length === 0;
+    const days = unfiltered || visits ? await this.windowDays(query) : { open: [], kept: new Map() };
     const openDays = days.open;
     const numbers = await this.filterNumbers(query);
     const mixedVisits = visits && (await this.holdsMixedVisits(query));
-    const kept = readsKeptVisits(query) ? days.kept : [];
+    const rounds = unfiltered ? days.kept : new Map<string, number>();
     if (query.stat.rows === "visits") {
-      const parts = await this.visitParts(query, openDays, kept);
+      const parts = await this.visitParts(query, openDays, [...rounds.keys()]);
       if (parts !== null) return this.readStatInParts(query, parts, { numbers, mixedVisits });
     }
-    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, keptDays: kept }));
+    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, rounds }));
   }
 
   /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
@@ -509,23 +537,23 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async readDays(query: DaysQuery): Promise<DayCounts> {
-    const { open: openDays, kept: keptDays } = await this.windowDays(query);
+    const { open: openDays, kept } = await this.windowDays(query);
     const numbers = await this.filterNumbers(query);
     const mixedVisits = await this.holdsMixedVisits(query);
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
     // A day is in one part, or in the slices of its visitors: its counts are their sum.
     const visits = query.stats.some((stat) => stat.rows === "visits");
-    const kept = query.filters.length === 0 ? keptDays : [];
-    const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, kept))) || [
-      { range: query, open: [...openDays], kept },
+    const rounds = query.filters.length === 0 ? kept : new Map<string, number>();
+    const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, [...rounds.keys()]))) || [
+      { range: query, open: [...openDays], rounds },
     ];
     for (const part of parts) {
       const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, {
         numbers,
         mixedVisits,
         visitors: part.visitors,
-        keptDays: part.kept,
+        rounds: part.rounds,
       });
       for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
         const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
@@ -565,35 +593,37 @@ export class DuckDbEventStore implements EventStore {
    * The days of a window whose folds are out of date, counted from the raw events instead
    * (`open`): those not folded yet, or every day for a query in a zone the days were not
    * folded in (setZone under way); and of those the days whose visits day_visits keeps
-   * (`kept`, visit_days, in the zone they were found in): every visitor's but those written
-   * since (visitor_changes). Read first: a fold committed in between only moves a day from
+   * (`kept`, visit_days, in the zone they were found in, in order), with the round their
+   * counts are kept at: every visitor's but those written since (visitor_changes). Read first: a fold committed in between only moves a day from
    * the events to the folds, which this query then still counts from the events, to the
    * same sums. One statement for both: a dashboard asks before each of its twenty
    * statements, and two took 1.9-2.2 ms a time at 10M events with today open, this one 1.2-1.3.
    */
   private async windowDays(
     query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">,
-  ): Promise<{ open: string[]; kept: string[] }> {
+  ): Promise<{ open: string[]; kept: Map<string, number> }> {
     const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
-    if (!folded) return { open: daysFrom(query.from, query.to), kept: [] };
+    if (!folded) return { open: daysFrom(query.from, query.to), kept: new Map() };
     // Two scans of small tables, the days as DATE values (formatting them and ordering them
     // in SQL cost as much again).
     const rows = await this.reader.runAndReadAll(
-      `SELECT day, false AS kept FROM event_days
+      `SELECT day, NULL AS round FROM event_days
        WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded
-       UNION ALL SELECT day, true FROM visit_days
+       UNION ALL SELECT day, round FROM visit_days
        WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)`,
       [query.websiteId, query.from, query.to],
     );
     const open: string[] = [];
-    const kept = new Set<string>();
+    const rounds = new Map<string, number>();
     for (const row of rows.getRowObjects()) {
       const day = String(row.day); // YYYY-MM-DD
-      if (row.kept === true) kept.add(day);
-      else open.push(day);
+      if (row.round === null) open.push(day);
+      else rounds.set(day, Number(row.round));
     }
     open.sort();
-    return { open, kept: open.filter((day) => kept.has(day)) };
+    const kept = new Map<string, number>();
+    for (const day of open) if (rounds.has(day)) kept.set(day, rounds.get(day) as number);
+    return { open, kept };
   }
 
   /**
@@ -722,25 +752,26 @@ export class DuckDbEventStore implements EventStore {
       ),
     );
     if (this.closing) return;
-    await this.translated(this.keepOpenVisits(now));
+    await this.translated(this.keepOpenDays(now));
     if (this.closing) return;
     await this.translated(this.serialised(() => this.pruneVisitorIds(dayNumberOf(now))));
   }
 
   /**
-   * Keeps the visits of the open days that have not ended (a website's today) in
-   * day_visits: the day's visits found once (in VisitorSlices, as a fold does), then, each
-   * round, those of the visitors written to it since (visitor_changes), in a transaction
-   * each. Today's visit statistics read its visits then, instead of finding them in all of
-   * its events (bench/RESULTS.md, "Today's visits kept"). A day that ended is folded
-   * instead (foldDays).
+   * Keeps the open days that have not ended (a website's today) as of a round, each in a
+   * transaction that ends the round: the day's counts in daily_stats and its visits in
+   * day_visits, counted once as a fold counts them (the visits in VisitorSlices), then,
+   * each round, brought up to date by what the visitors written since (visitor_changes)
+   * changed (aggregate-sql.ts, keptDayStatements). Today's statistics then read it as a
+   * folded day with those changes, instead of counting all of its events (bench/RESULTS.md,
+   * "Today kept as of a round"). A day that ended is folded instead (foldDays).
    */
-  private async keepOpenVisits(now: number): Promise<void> {
+  private async keepOpenDays(now: number): Promise<void> {
     const zones = await this.zones();
     const days = await this.serialised(() =>
       this.writer.runAndReadAll(
         `SELECT d.website_id, strftime(d.day, '%Y-%m-%d') AS day,
-           EXISTS (SELECT 1 FROM visit_days k WHERE k.website_id = d.website_id AND k.day = d.day) AS kept,
+           (SELECT max(k.round) FROM visit_days k WHERE k.website_id = d.website_id AND k.day = d.day) AS round,
            EXISTS (SELECT 1 FROM visitor_changes c WHERE c.website_id = d.website_id AND c.day = d.day) AS changed
          FROM event_days d WHERE NOT d.folded AND d.day >= CAST($1 AS DATE) ORDER BY d.day DESC, d.website_id`,
         [dayString(dayNumberOf(now) - 1)],
@@ -753,12 +784,15 @@ export class DuckDbEventStore implements EventStore {
       const rule = zoneRule(zone);
       const number = dayNumberFromString(day);
       if (rule.dayStart(number) < 0 || rule.dayStart(number + 1) <= now) continue;
-      if (row.kept === true && row.changed !== true) continue;
+      const previous = row.round === null ? null : Number(row.round);
+      if (previous !== null && row.changed !== true) continue;
       if (this.closing) return;
       await this.serialised(() =>
         this.inTransaction(async () => {
-          const statements = await this.visitStatements(websiteId, zone, day, { kept: row.kept === true });
-          for (const statement of statements) await this.writer.run(statement);
+          const round = await this.endRound();
+          const visits = await this.visitStatements(websiteId, zone, day, round, { kept: previous !== null });
+          for (const statement of keptDayStatements(websiteId, zone, day, previous, visits))
+            await this.writer.run(statement);
         }),
       );
     }
@@ -774,6 +808,7 @@ export class DuckDbEventStore implements EventStore {
     websiteId: number,
     zone: string,
     day: string,
+    round: number,
     { kept, events }: { kept: boolean; events?: number },
   ): Promise<string[]> {
     const count = async (where: string) => {
@@ -781,9 +816,9 @@ export class DuckDbEventStore implements EventStore {
       return Number(counted.getRowObjects()[0]?.n ?? 0);
     };
     if (kept && (await count(changedEventsSql(websiteId, zone, day))) <= this.foldPartEvents)
-      return changedVisitsStatements(websiteId, zone, day);
+      return changedVisitsStatements(websiteId, zone, day, round);
     const dayEvents = events ?? (await count(dayEventsSql(websiteId, zone, day)));
-    return dayVisitsStatements(websiteId, zone, day, sliceCount(dayEvents, this.foldPartEvents));
+    return dayVisitsStatements(websiteId, zone, day, round, sliceCount(dayEvents, this.foldPartEvents));
   }
 
   /**
@@ -836,7 +871,7 @@ export class DuckDbEventStore implements EventStore {
           "SELECT count(*) AS n FROM visit_days WHERE website_id = $1 AND day = CAST($2 AS DATE)",
           [websiteId, day],
         );
-        const visits = await this.visitStatements(websiteId, zone, day, {
+        const visits = await this.visitStatements(websiteId, zone, day, await this.endRound(), {
           kept: Number(kept.getRowObjects()[0]?.n ?? 0) > 0,
           events,
         });
@@ -1058,6 +1093,7 @@ function eventColumns(
   visitors: Uint32Array<ArrayBuffer>,
   texts: readonly Column[],
   places: Uint32Array<ArrayBuffer>,
+  round: number,
 ): Column[] {
   return [
     Int32Array.from(events, (event) => event.websiteId),
@@ -1067,6 +1103,7 @@ function eventColumns(
     Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
     ...texts,
     places,
+    new Uint32Array(events.length).fill(round),
   ];
 }
 

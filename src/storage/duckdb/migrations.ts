@@ -372,4 +372,19 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
       INSERT INTO visit_days SELECT website_id, day FROM event_days WHERE folded;
       CREATE TABLE visitor_changes (website_id INTEGER NOT NULL, day DATE NOT NULL, visitor UINTEGER NOT NULL);`,
   },
+  {
+    version: 13,
+    name: "events.round and visit_days.round: the counts of open days kept current",
+    // Each insert marks its events with the store's round, and keeping a day (a fold, or the
+    // upkeep of a day not ended) ends the round: the day's counts in daily_stats, as its
+    // visits in day_visits, hold its events of that round and before (visit_days.round), and
+    // a statistic adds what the later ones changed (aggregate-sql.ts, keptCountsStatements).
+    // Every stored event is of round 0, which a folded day's counts hold; an open day's
+    // counts were not kept, so it is counted from its events until the upkeep keeps it.
+    sql: `
+      ALTER TABLE events ADD COLUMN round UINTEGER DEFAULT 0;
+      DROP TABLE visit_days;
+      CREATE TABLE visit_days (website_id INTEGER NOT NULL, day DATE NOT NULL, round UINTEGER NOT NULL);
+      INSERT INTO visit_days SELECT website_id, day, 0 FROM event_days WHERE folded;`,
+  },
 ];
