@@ -9,9 +9,12 @@
 // up to today: `stats.mjs --end` tomorrow's UTC midnight); the seeder folded it, so it is
 // opened again first (written now, its visits not kept), and the runs begin once the
 // server's upkeep has had two rounds to keep its visits.
+// `--live N`: N events a second written into today meanwhile (POST /api/v1/events, five
+// requests a second, from the first upkeep round to the last run), as on a live site, so
+// that every view also counts what was written since today's counts and visits were kept.
 //
 //   node bench/dashboard.mjs --data-dir DIR --from 2026-10-23 --to 2026-11-21 \
-//     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1] [--today]
+//     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1] [--today] [--live 500]
 
 import fs from "node:fs";
 import http from "node:http";
@@ -19,6 +22,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { startProduct, stop } from "./processes.mjs";
+import { createTraffic, toImportEvent } from "./traffic.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -33,6 +37,7 @@ const { values: options } = parseArgs({
     },
     "server-cpu": { type: "string", default: "1" },
     today: { type: "boolean", default: false },
+    live: { type: "string", default: "0" },
   },
 });
 for (const required of ["data-dir", "from", "to"]) {
@@ -47,6 +52,8 @@ const dataDir = path.resolve(options["data-dir"]);
 const key = fs.readFileSync(path.join(dataDir, "api-key"), "utf8").trim();
 const runs = Number(options.runs);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/** The live writes (--live), once the server is up. */
+let live = null;
 
 /** One GET: status, the body's bytes (gzipped if asked) and the wall time in ms. */
 function get(url, headers = {}) {
@@ -98,6 +105,7 @@ try {
       body: body ? JSON.stringify(body) : undefined,
     }).then((response) => response.json());
   const website = (await api("GET", "/api/v1/websites/1")).data;
+  live = writeLive(server.url, website.domain, Number(options.live));
   if (options.today) await new Promise((resolve) => setTimeout(resolve, 12_000)); // two upkeep rounds
   if (website.privacy !== 0) await api("PUT", "/api/v1/websites/1", { privacy: 0 });
   const range = `from=${options.from}&to=${options.to}`;
@@ -136,12 +144,63 @@ try {
       from: options.from,
       to: options.to,
       runs,
+      liveEventsPerSecond: Number(options.live),
       cssGzipBytes: css.body.length,
       firstLoadGzipBytes: firstLoad,
       results,
     }),
   );
 } finally {
+  const written = live?.stop();
+  if (written)
+    console.error(
+      `live: ${written.accepted} events written during the views, ${written.failed} requests failed`,
+    );
   agent.destroy();
   await stop(server.child);
+}
+
+/**
+ * Writes `perSecond` events of today's traffic into website 1 in five requests a second,
+ * each event stamped with the moment it is sent; stop() ends it and says how many went in.
+ */
+function writeLive(url, domain, perSecond) {
+  if (!(perSecond > 0)) return null;
+  const traffic = createTraffic({ seed: 7, domain });
+  const liveAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const counts = { accepted: 0, failed: 0 };
+  const target = new URL("/api/v1/events", url);
+  const timer = setInterval(() => {
+    const events = Array.from({ length: Math.ceil(perSecond / 5) }, () =>
+      toImportEvent(traffic.next(), 1, Date.now()),
+    );
+    const body = JSON.stringify({ events });
+    const request = http.request(
+      target,
+      {
+        agent: liveAgent,
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      },
+      (response) => {
+        const chunks = [];
+        response.on("data", (chunk) => chunks.push(chunk));
+        response.on("end", () => {
+          if (response.statusCode === 202) counts.accepted += JSON.parse(Buffer.concat(chunks)).accepted;
+          else counts.failed += 1;
+        });
+      },
+    );
+    request.on("error", () => {
+      counts.failed += 1;
+    });
+    request.end(body);
+  }, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      liveAgent.destroy();
+      return counts;
+    },
+  };
 }

@@ -106,6 +106,7 @@ const connection = await instance.connect();
 const rows = async (sql, params) => (await connection.runAndReadAll(sql, params)).getRowObjects();
 const report = { from: options.from, to: options.to, stats: [], explain: {} };
 let openDays = [];
+const rounds = new Map();
 /** The instant (ms) of the website's last pageview, for the realtime query. */
 let lastPageview = null;
 try {
@@ -121,6 +122,15 @@ try {
     [websiteId, options.from, options.to],
   );
   openDays = open.map((row) => String(row.day));
+  // The open days whose counts and visits are kept, with their rounds, as the store reads
+  // them for an unfiltered statistic.
+  const kept = await rows(
+    `SELECT strftime(day, '%Y-%m-%d') AS day, round FROM visit_days
+     WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)`,
+    [websiteId, options.from, options.to],
+  );
+  for (const row of kept)
+    if (openDays.includes(String(row.day))) rounds.set(String(row.day), Number(row.round));
   const [last] = await rows(
     "SELECT CAST(epoch(max(ts)) AS BIGINT) AS seconds FROM events WHERE website_id = $1 AND kind = 0",
     [websiteId],
@@ -142,7 +152,9 @@ try {
   for (const name of options.explain.split(",").filter(Boolean)) {
     const stat = STATS.find((candidate) => candidate.name === name);
     if (!stat) throw new Error(`no statistic ${name}`);
-    const { page } = statQuerySql(queryOf(stat), openDays);
+    const query = queryOf(stat);
+    const unfiltered = query.filters.length === 0;
+    const { page } = statQuerySql(query, openDays, { rounds: unfiltered ? rounds : new Map() });
     const plan = await rows(`EXPLAIN ANALYZE ${page.sql}`, page.params);
     report.explain[name] = plan.map((row) => String(row.explain_value)).join("\n");
   }
