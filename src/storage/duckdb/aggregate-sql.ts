@@ -162,18 +162,22 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
  * country or continent by a number per name (placeKeysSql), named through place_names once
  * grouped, the hour by its number, the day by the group's day. `filters` (conditions on `e`)
  * keep the events they hold for, or for a visit statistic the visits with such an event.
- * `few`: `where` selects few events (the changed visitors' of the kept days alone), whose
- * places are named before they are grouped, which spares numbering every place by name:
- * with today open and kept at 10M events, the country's statement took 23-24 ms against 27-32.
+ * Options (CountOptions): `perDay`, whether rows are counted per day; `few`: `where`
+ * selects few events (the changed visitors' of the kept days alone), whose places are named
+ * before they are grouped, which spares numbering every place by name (with today open and
+ * kept at 10M events, the country's statement took 23-24 ms against 27-32); `count`, the
+ * aggregate counted, if not the statistic's own.
  */
 function statCountsSql(
   stat: StatDefinition,
   where: string,
   time: TimeSql,
-  perDay = true,
-  filters: string | null = null,
-  few = false,
-  count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)",
+  {
+    perDay = true,
+    filters = null,
+    few = false,
+    count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)",
+  }: CountOptions = {},
 ): string {
   if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
   if (filters !== null) where = `${where} AND ${filters}`;
@@ -203,6 +207,14 @@ function statCountsSql(
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
       FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
+}
+
+/** How statCountsSql counts, where not as the statistic does over the events table. */
+interface CountOptions {
+  perDay?: boolean;
+  filters?: string | null;
+  few?: boolean;
+  count?: string;
 }
 
 /**
@@ -512,12 +524,12 @@ function changedCountsSql(
       FROM (${visitStatSql(stat, visits.kept, (column) => column)})`;
   }
   if (stat.measure === "rows")
-    return statCountsSql(stat, `${where} AND e.round > ${round}`, time, true, null, true);
+    return statCountsSql(stat, `${where} AND e.round > ${round}`, time, { few: true });
   const changed = `${where} AND e.visitor IN ${changedVisitorsSql(website, day)}`;
   // Now and then in one reading of their events (two took a statement 3-4 ms more at 10M
   // events: DuckDB plans each, and names the places of each).
   const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
-  return statCountsSql(stat, changed, time, true, null, true, count);
+  return statCountsSql(stat, changed, time, { few: true, count });
 }
 
 /**
@@ -879,10 +891,10 @@ function filteredVisitorsSql(
   if (mixedVisits) {
     const mixed = `(e.visitor, ${time.date(time.day)}) IN (
       SELECT v.visitor, v.day FROM day_visits v WHERE ${window.folded("v")} AND v.mixed AND v.first_of_day)`;
-    parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, true, filters));
+    parts.push(statCountsSql(stat, `${window.events} AND ${mixed}`, time, { filters }));
   }
   if (window.openEvents !== null)
-    parts.push(statCountsSql(stat, window.openEvents, window.openTime, true, filters));
+    parts.push(statCountsSql(stat, window.openEvents, window.openTime, { filters }));
   return `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(parts.join(" UNION ALL "))} GROUP BY value)`;
 }
 
@@ -953,7 +965,7 @@ export function statQuerySql(
     const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
     const window = windowEventsSql(start, end, visitors);
     counted = `(SELECT value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(
-      statCountsSql(query.stat, window, timeSql(query.zone, start, end), false, filters),
+      statCountsSql(query.stat, window, timeSql(query.zone, start, end), { perDay: false, filters }),
     )} GROUP BY value)`;
   }
   return pageOfCountsSql(query, counted, params, bind);
