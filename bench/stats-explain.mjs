@@ -106,7 +106,7 @@ const connection = await instance.connect();
 const rows = async (sql, params) => (await connection.runAndReadAll(sql, params)).getRowObjects();
 const report = { from: options.from, to: options.to, stats: [], explain: {} };
 let openDays = [];
-const rounds = new Map();
+const keptDays = [];
 /** The instant (ms) of the website's last pageview, for the realtime query. */
 let lastPageview = null;
 try {
@@ -122,15 +122,14 @@ try {
     [websiteId, options.from, options.to],
   );
   openDays = open.map((row) => String(row.day));
-  // The open days whose counts and visits are kept, with their rounds, as the store reads
-  // them for an unfiltered statistic.
+  // The open days whose counts and visits are kept, as the store reads them for an
+  // unfiltered statistic.
   const kept = await rows(
-    `SELECT strftime(day, '%Y-%m-%d') AS day, round FROM visit_days
+    `SELECT strftime(day, '%Y-%m-%d') AS day FROM visit_days
      WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)`,
     [websiteId, options.from, options.to],
   );
-  for (const row of kept)
-    if (openDays.includes(String(row.day))) rounds.set(String(row.day), Number(row.round));
+  for (const row of kept) if (openDays.includes(String(row.day))) keptDays.push(String(row.day));
   const [last] = await rows(
     "SELECT CAST(epoch(max(ts)) AS BIGINT) AS seconds FROM events WHERE website_id = $1 AND kind = 0",
     [websiteId],
@@ -154,7 +153,7 @@ try {
     if (!stat) throw new Error(`no statistic ${name}`);
     const query = queryOf(stat);
     const unfiltered = query.filters.length === 0;
-    const { page } = statQuerySql(query, openDays, { rounds: unfiltered ? rounds : new Map() });
+    const { page } = statQuerySql(query, openDays, { keptDays: unfiltered ? keptDays : [] });
     const plan = await rows(`EXPLAIN ANALYZE ${page.sql}`, page.params);
     report.explain[name] = plan.map((row) => String(row.explain_value)).join("\n");
   }

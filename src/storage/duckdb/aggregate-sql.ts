@@ -141,11 +141,11 @@ export function openDayEventsSql(zone: string, openDays: readonly string[]): str
 /**
  * What part of a query's window a statement reads: one slice of its visitors (none: all of
  * them), and the open days whose counts and visits are kept (in daily_stats and day_visits),
- * each with the round they are kept at (`rounds`: keptDayStatements).
+ * read as folded days with what changed since (`keptDays`: keptDayStatements).
  */
 type Scope = {
   visitors?: VisitorSlice | undefined;
-  rounds?: ReadonlyMap<string, number> | undefined;
+  keptDays?: readonly string[] | undefined;
 };
 
 /** The time of the events of one local day, whose day is a constant. */
@@ -485,7 +485,7 @@ function storedCountsStatements(websiteId: number, day: string, counts: string, 
  * dayVisitsStatements, which end the round): counted from all of the day's events and
  * visits, or, when they were kept at round `previous`, brought up to date by what the
  * events written since changed (changedCountsSql, run before the visits are). A statistic
- * then reads the day as a folded one, and adds what changed since (statQuerySql, `rounds`).
+ * then reads the day as a folded one, and adds what changed since (statQuerySql, `keptDays`).
  */
 export function keptDayStatements(
   websiteId: number,
@@ -495,13 +495,14 @@ export function keptDayStatements(
   findVisits: readonly string[],
 ): string[] {
   if (previous === null) return foldDaySql(websiteId, zone, day, findVisits);
-  const counts = STATS.map((stat) => changedCountsSql(stat, websiteId, zone, day, previous));
+  const counts = STATS.map((stat) => changedCountsSql(stat, websiteId, zone, day, String(previous)));
   return [...storedCountsStatements(websiteId, day, counts.join(" UNION ALL "), true), ...findVisits];
 }
 
 /**
  * What the events of website `website`'s kept day `day` written since its counts were kept
- * (at round `round`) change in one statistic's counts, as statCountsSql rows: a count of rows
+ * (at round `round`, SQL: a number, or keptRoundSql) change in one statistic's counts, as
+ * statCountsSql rows: a count of rows
  * grows by the new events' (those of a later round); any other count by what the visitors
  * written since (visitor_changes) count now, less what they counted at `round`: for unique
  * visitors their events of that round and before (a visitor is counted once per value and
@@ -513,7 +514,7 @@ function changedCountsSql(
   website: WebsiteRef,
   zone: string,
   day: string,
-  round: number,
+  round: string,
 ): string {
   const where = dayEventsSql(website, zone, day);
   const time = dayTime(zone, day);
@@ -553,6 +554,16 @@ function changedVisitsSql(
     kept: `SELECT v.website_id, v.day, v.visitor, v.start, v.finish, v.pageviews, v.hour, v.exit_page
       FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changed}`,
   };
+}
+
+/**
+ * The round website $1's kept day `day` is kept at, read by the statement that adds what
+ * changed since (changedCountsSql), in its own snapshot: an upkeep round that kept the day
+ * between the store's reading of its kept days and the statement would otherwise have the
+ * events of that round counted twice, in daily_stats and as written since.
+ */
+function keptRoundSql(day: string): string {
+  return `(SELECT max(round) FROM visit_days WHERE ${ofDaySql("$1", day)})`;
 }
 
 /** The time of the events of one local day `day` in `zone` (oneDayTime). */
@@ -680,8 +691,8 @@ function foldedAndOpenSql(
   bind: (value: string | number) => string,
 ): string {
   const { stat } = query;
-  const rounds = query.rounds ?? new Map<string, number>();
-  const fromEvents = openDays.filter((day) => !rounds.has(day));
+  const kept = query.keptDays ?? [];
+  const fromEvents = openDays.filter((day) => !kept.includes(day));
   // The parameters cast to the columns' types: otherwise DuckDB casts the column for every
   // row (UTINYINT to INTEGER) and cannot skip by min/max.
   const ofStat = `website_id = CAST($1 AS INTEGER) AND stat = CAST(${bind(stat.id)} AS UTINYINT)`;
@@ -691,7 +702,7 @@ function foldedAndOpenSql(
     GROUP BY value_id`;
   // Summed by number first (cheaper than by string), then named: only the values counted.
   const summed = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
-  const live = [...rounds].map(([day, round]) => changedCountsSql(stat, "$1", query.zone, day, round));
+  const live = kept.map((day) => changedCountsSql(stat, "$1", query.zone, day, keptRoundSql(day)));
   if (fromEvents.length > 0) {
     const { start, end } = zoneRule(query.zone).rangeOf(fromEvents[0] as string, fromEvents.at(-1) as string);
     const time = openDayTime(timeSql(query.zone, start, end), fromEvents);
@@ -937,15 +948,15 @@ function steadyVisitorsSql(stat: StatDefinition, where: string): string {
  * statistic of days counts as dayCountsSql does, so alike on its own and with others.
  * `numbers` are the stored numbers of the filters' values (numberedField), by position;
  * `mixedVisits`, whether the window's folded visits hold mixed ones (filtersVisitorAttributes);
- * `visitors`, the slice of the visitors to count (VisitorSlice), if not all; `rounds`, the
+ * `visitors`, the slice of the visitors to count (VisitorSlice), if not all; `keptDays`, the
  * kept open days (ReadOptions).
  */
 export function statQuerySql(
   query: StatsQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors, rounds }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const scoped = { ...query, visitors, rounds };
+  const scoped = { ...query, visitors, keptDays };
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
@@ -1051,7 +1062,7 @@ function steadyVisitMeasure(stat: StatDefinition): string | null {
 export function dayCountsSql(
   query: DaysQuery,
   openDays: readonly string[],
-  { numbers = [], mixedVisits = true, visitors, rounds }: ReadOptions = {},
+  { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
   const params: (string | number)[] = [query.websiteId];
   const bind = (value: string | number) => {
@@ -1059,7 +1070,7 @@ export function dayCountsSql(
     return `$${params.length}`;
   };
   const filters = filtersSql(query.filters, numbers, bind);
-  return { sql: daysSql({ ...query, visitors, rounds }, openDays, filters, mixedVisits, bind), params };
+  return { sql: daysSql({ ...query, visitors, keptDays }, openDays, filters, mixedVisits, bind), params };
 }
 
 /** What a query's SQL is given, read by the store first: see statQuerySql. */
@@ -1069,10 +1080,10 @@ interface ReadOptions {
   /** Counts the visitors of this slice alone (the store adds up a day's slices). */
   visitors?: VisitorSlice | undefined;
   /**
-   * The open days whose counts and visits are kept (visit_days), each with the round they are
-   * kept at: an unfiltered query reads them as folded days, and adds what changed since.
+   * The open days whose counts and visits are kept (visit_days): an unfiltered query reads
+   * them as folded days, and adds what changed since (changedCountsSql).
    */
-  rounds?: ReadonlyMap<string, number> | undefined;
+  keptDays?: readonly string[] | undefined;
 }
 
 /** dayCountsSql's statement, `filters` as filtersSql gives them, values bound through `bind` ($1 the website). */
@@ -1086,8 +1097,8 @@ function daysSql(
   for (const stat of query.stats)
     if (stat.dimension !== "day") throw new Error(`${stat.name} is not a statistic of days`);
   // Unfiltered, a kept day is read as a folded one with what changed since (foldedAndOpenSql).
-  const rounds = filters === null ? (query.rounds ?? new Map<string, number>()) : new Map<string, number>();
-  const fromEvents = openDays.filter((day) => !rounds.has(day));
+  const kept = filters === null ? (query.keptDays ?? []) : [];
+  const fromEvents = openDays.filter((day) => !kept.includes(day));
   const window = foldedWindow(query, fromEvents, bind);
   const { time } = window;
   const steady =
@@ -1104,11 +1115,11 @@ function daysSql(
     parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
       WHERE ${window.folded("v")} AND stat IN (${query.stats.map((stat) => stat.id).join(", ")}) GROUP BY stat, day`);
     const visitStats = query.stats.filter((stat) => stat.rows === "visits");
-    [...rounds].forEach(([day, round], i) => {
+    kept.forEach((day, i) => {
       for (const stat of query.stats)
         if (stat.rows !== "visits")
           parts.push(
-            `SELECT stat, day, count AS n FROM (${changedCountsSql(stat, "$1", query.zone, day, round)})`,
+            `SELECT stat, day, count AS n FROM (${changedCountsSql(stat, "$1", query.zone, day, keptRoundSql(day))})`,
           );
       if (visitStats.length === 0) return;
       // The visit statistics' changes from one reading of the changed visits, as in

@@ -170,8 +170,8 @@ interface WindowPart {
   open: string[];
   /** Of an open day too large for one statement: the slice of its visitors counted. */
   visitors?: VisitorSlice;
-  /** Open days whose counts and visits are kept, with their rounds (aggregate-sql.ts, ReadOptions.rounds). */
-  rounds?: ReadonlyMap<string, number>;
+  /** Open days whose counts and visits are kept (aggregate-sql.ts, ReadOptions.keptDays). */
+  kept?: string[];
 }
 
 /**
@@ -482,16 +482,16 @@ export class DuckDbEventStore implements EventStore {
     // read the folded visits.
     const visits = readsFoldedVisits(query);
     const unfiltered = query.filters.length === 0;
-    const days = unfiltered || visits ? await this.windowDays(query) : { open: [], kept: new Map() };
+    const days = unfiltered || visits ? await this.windowDays(query) : { open: [], kept: [] };
     const openDays = days.open;
     const numbers = await this.filterNumbers(query);
     const mixedVisits = visits && (await this.holdsMixedVisits(query));
-    const rounds = unfiltered ? days.kept : new Map<string, number>();
+    const kept = unfiltered ? days.kept : [];
     if (query.stat.rows === "visits") {
-      const parts = await this.visitParts(query, openDays, [...rounds.keys()]);
+      const parts = await this.visitParts(query, openDays, kept);
       if (parts !== null) return this.readStatInParts(query, parts, { numbers, mixedVisits });
     }
-    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, rounds }));
+    return this.readPage(query, statQuerySql(query, openDays, { numbers, mixedVisits, keptDays: kept }));
   }
 
   /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
@@ -537,23 +537,23 @@ export class DuckDbEventStore implements EventStore {
   }
 
   private async readDays(query: DaysQuery): Promise<DayCounts> {
-    const { open: openDays, kept } = await this.windowDays(query);
+    const { open: openDays, kept: keptDays } = await this.windowDays(query);
     const numbers = await this.filterNumbers(query);
     const mixedVisits = await this.holdsMixedVisits(query);
     const counts: DayCounts = Object.fromEntries(query.stats.map((stat) => [stat.name, {}]));
     const names = new Map(query.stats.map((stat) => [stat.id, stat.name]));
     // A day is in one part, or in the slices of its visitors: its counts are their sum.
     const visits = query.stats.some((stat) => stat.rows === "visits");
-    const rounds = query.filters.length === 0 ? kept : new Map<string, number>();
-    const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, [...rounds.keys()]))) || [
-      { range: query, open: [...openDays], rounds },
+    const kept = query.filters.length === 0 ? keptDays : [];
+    const parts: WindowPart[] = (visits && (await this.visitParts(query, openDays, kept))) || [
+      { range: query, open: [...openDays], kept },
     ];
     for (const part of parts) {
       const { sql, params } = dayCountsSql({ ...query, ...part.range }, part.open, {
         numbers,
         mixedVisits,
         visitors: part.visitors,
-        rounds: part.rounds,
+        keptDays: part.kept,
       });
       for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
         const days = counts[names.get(Number(row.stat)) as string] as Record<string, number>;
@@ -592,38 +592,38 @@ export class DuckDbEventStore implements EventStore {
   /**
    * The days of a window whose folds are out of date, counted from the raw events instead
    * (`open`): those not folded yet, or every day for a query in a zone the days were not
-   * folded in (setZone under way); and of those the days whose visits day_visits keeps
-   * (`kept`, visit_days, in the zone they were found in, in order), with the round their
-   * counts are kept at: every visitor's but those written since (visitor_changes). Read first: a fold committed in between only moves a day from
-   * the events to the folds, which this query then still counts from the events, to the
-   * same sums. One statement for both: a dashboard asks before each of its twenty
-   * statements, and two took 1.9-2.2 ms a time at 10M events with today open, this one 1.2-1.3.
+   * folded in (setZone under way); and of those the days whose counts and visits are kept
+   * (`kept`, visit_days, in the zone they were found in), read as folded days with what the
+   * visitors written since (visitor_changes) changed. Read first: a fold committed in
+   * between only moves a day from the events to the folds, which this query then still
+   * counts from the events, to the same sums; a day kept again in between is read at the
+   * round its statement sees (aggregate-sql.ts, keptRoundSql). One statement for both: a
+   * dashboard asks before each of its twenty statements, and two took 1.9-2.2 ms a time at
+   * 10M events with today open, this one 1.2-1.3.
    */
   private async windowDays(
     query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to">,
-  ): Promise<{ open: string[]; kept: Map<string, number> }> {
+  ): Promise<{ open: string[]; kept: string[] }> {
     const folded = ((await this.zones()).get(query.websiteId) ?? DEFAULT_TIME_ZONE) === query.zone;
-    if (!folded) return { open: daysFrom(query.from, query.to), kept: new Map() };
+    if (!folded) return { open: daysFrom(query.from, query.to), kept: [] };
     // Two scans of small tables, the days as DATE values (formatting them and ordering them
     // in SQL cost as much again).
     const rows = await this.reader.runAndReadAll(
-      `SELECT day, NULL AS round FROM event_days
+      `SELECT day, false AS kept FROM event_days
        WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE) AND NOT folded
-       UNION ALL SELECT day, round FROM visit_days
+       UNION ALL SELECT day, true FROM visit_days
        WHERE website_id = $1 AND day BETWEEN CAST($2 AS DATE) AND CAST($3 AS DATE)`,
       [query.websiteId, query.from, query.to],
     );
     const open: string[] = [];
-    const rounds = new Map<string, number>();
+    const kept = new Set<string>();
     for (const row of rows.getRowObjects()) {
       const day = String(row.day); // YYYY-MM-DD
-      if (row.round === null) open.push(day);
-      else rounds.set(day, Number(row.round));
+      if (row.kept === true) kept.add(day);
+      else open.push(day);
     }
     open.sort();
-    const kept = new Map<string, number>();
-    for (const day of open) if (rounds.has(day)) kept.set(day, rounds.get(day) as number);
-    return { open, kept };
+    return { open, kept: open.filter((day) => kept.has(day)) };
   }
 
   /**
@@ -783,7 +783,10 @@ export class DuckDbEventStore implements EventStore {
       const day = String(row.day);
       const rule = zoneRule(zone);
       const number = dayNumberFromString(day);
-      if (rule.dayStart(number) < 0 || rule.dayStart(number + 1) <= now) continue;
+      // Today alone: a day that ended is folded, and one to come (a clock set wrong, an import
+      // of events stamped ahead) gets no traffic to keep it for.
+      const start = rule.dayStart(number);
+      if (start < 0 || start > now || rule.dayStart(number + 1) <= now) continue;
       const previous = row.round === null ? null : Number(row.round);
       if (previous !== null && row.changed !== true) continue;
       if (this.closing) return;
