@@ -257,12 +257,20 @@ describe("embedded store aggregates", () => {
       const mixed = 0.05;
       const filtered = parseFilters("browser==Chrome");
       assert.ok("filters" in filtered);
-      let stores = await Promise.all(dirs.map((dir) => DuckDbEventStore.open(dir, { clock, upkeep: false })));
       const [kept, fromEvents] = [0, 1];
+      // In New York the kept store finds visits 100 events at a time: its changes are then
+      // too many for one statement, and each round counts today again whole, as a fold does.
+      const open = (i: number) =>
+        DuckDbEventStore.open(dirs[i] as string, {
+          clock,
+          upkeep: false,
+          ...(zone !== "UTC" && i === kept ? { foldPartEvents: 100 } : {}),
+        });
+      let stores = await Promise.all(dirs.map((_, i) => open(i)));
       const write = (events: StoredEvent[]) => Promise.all(stores.map((store) => store.insert(events)));
       const reopen = async () => {
         await Promise.all(stores.map((store) => store.close()));
-        stores = await Promise.all(dirs.map((dir) => DuckDbEventStore.open(dir, { clock, upkeep: false })));
+        stores = await Promise.all(dirs.map((_, i) => open(i)));
       };
       const all = async (store: DuckDbEventStore) => {
         const result: Record<string, unknown> = {};

@@ -236,7 +236,7 @@ export class DuckDbEventStore implements EventStore {
    * The round an insert marks its events with (events.round), read on first need: one past
    * the last round a day's counts and visits were kept at (visit_days.round). Keeping a day
    * ends the round, so its counts hold exactly the events of that round and before, and a
-   * statistic adds the later ones (aggregate-sql.ts, keptCountsStatements). Inserts and
+   * statistic adds the later ones (aggregate-sql.ts, keptDayStatements). Inserts and
    * keeps run one at a time (serialised), so none is marked with a round already kept.
    */
   private round: number | null = null;
@@ -794,7 +794,10 @@ export class DuckDbEventStore implements EventStore {
         this.inTransaction(async () => {
           const round = await this.endRound();
           const visits = await this.visitStatements(websiteId, zone, day, round, { kept: previous !== null });
-          for (const statement of keptDayStatements(websiteId, zone, day, previous, visits))
+          // Changes too many for one statement (an import into today) are counted again whole,
+          // as a fold counts a day: their visits in VisitorSlices.
+          const since = visits.whole ? null : previous;
+          for (const statement of keptDayStatements(websiteId, zone, day, since, visits.statements))
             await this.writer.run(statement);
         }),
       );
@@ -805,7 +808,7 @@ export class DuckDbEventStore implements EventStore {
    * Statements that bring one website's day's visits in day_visits up to date, to run in the
    * caller's transaction: when the day's visits are `kept`, those of the visitors written
    * since, unless their events are too many for one statement; else every visit of the day
-   * (its `events`, counted if not given), a VisitorSlice at a time.
+   * (its `events`, counted if not given), a VisitorSlice at a time (`whole`).
    */
   private async visitStatements(
     websiteId: number,
@@ -813,15 +816,16 @@ export class DuckDbEventStore implements EventStore {
     day: string,
     round: number,
     { kept, events }: { kept: boolean; events?: number },
-  ): Promise<string[]> {
+  ): Promise<{ statements: string[]; whole: boolean }> {
     const count = async (where: string) => {
       const counted = await this.writer.runAndReadAll(`SELECT count(*) AS n FROM events e WHERE ${where}`);
       return Number(counted.getRowObjects()[0]?.n ?? 0);
     };
     if (kept && (await count(changedEventsSql(websiteId, zone, day))) <= this.foldPartEvents)
-      return changedVisitsStatements(websiteId, zone, day, round);
+      return { statements: changedVisitsStatements(websiteId, zone, day, round), whole: false };
     const dayEvents = events ?? (await count(dayEventsSql(websiteId, zone, day)));
-    return dayVisitsStatements(websiteId, zone, day, round, sliceCount(dayEvents, this.foldPartEvents));
+    const parts = sliceCount(dayEvents, this.foldPartEvents);
+    return { statements: dayVisitsStatements(websiteId, zone, day, round, parts), whole: true };
   }
 
   /**
@@ -878,7 +882,8 @@ export class DuckDbEventStore implements EventStore {
           kept: Number(kept.getRowObjects()[0]?.n ?? 0) > 0,
           events,
         });
-        for (const statement of foldDaySql(websiteId, zone, day, visits)) await this.writer.run(statement);
+        for (const statement of foldDaySql(websiteId, zone, day, visits.statements))
+          await this.writer.run(statement);
         await this.writer.run(
           `UPDATE event_days SET folded = true
            WHERE website_id = $1 AND day = CAST($2 AS DATE) AND epoch(written) = $3`,
