@@ -446,7 +446,7 @@ export function foldDaySql(
  * Statements that store one website's counts of a day (`counts`, statCountsSql rows) in
  * daily_stats, the values not numbered yet added to stat_values first: in place of every
  * row of the day, or with `merge` added to the day's rows of the same statistic and value
- * (a kept day's changes: keptCountsStatements), whose other rows stand.
+ * (a kept day's changes: keptDayStatements), whose other rows stand.
  */
 function storedCountsStatements(websiteId: number, day: string, counts: string, merge: boolean): string[] {
   const ofDay = ofDaySql(websiteId, day);

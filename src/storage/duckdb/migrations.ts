@@ -378,7 +378,7 @@ export const DUCKDB_MIGRATIONS: readonly { version: number; name: string; sql: s
     // Each insert marks its events with the store's round, and keeping a day (a fold, or the
     // upkeep of a day not ended) ends the round: the day's counts in daily_stats, as its
     // visits in day_visits, hold its events of that round and before (visit_days.round), and
-    // a statistic adds what the later ones changed (aggregate-sql.ts, keptCountsStatements).
+    // a statistic adds what the later ones changed (aggregate-sql.ts, keptDayStatements).
     // Every stored event is of round 0, which a folded day's counts hold; an open day's
     // counts were not kept, so it is counted from its events until the upkeep keeps it.
     sql: `
