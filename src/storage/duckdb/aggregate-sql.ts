@@ -429,10 +429,9 @@ export function foldDaySql(
   day: string,
   findVisits: readonly string[],
 ): string[] {
-  const { start, end } = zoneRule(zone).rangeOf(day, day);
   const ofDay = ofDaySql(websiteId, day);
   const where = dayEventsSql(websiteId, zone, day);
-  const time = oneDayTime(zone, day, start, end);
+  const time = dayTime(zone, day);
   const visits = `SELECT v.* FROM day_visits v WHERE v.${ofDay}`;
   const counts = STATS.map((stat) =>
     stat.rows === "visits"
@@ -502,9 +501,9 @@ export function keptDayStatements(
 /**
  * What the events of website `website`'s kept day `day` written since its counts were kept
  * (at round `round`, SQL: a number, or keptRoundSql) change in one statistic's counts, as
- * statCountsSql rows: a count of rows
- * grows by the new events' (those of a later round); any other count by what the visitors
- * written since (visitor_changes) count now, less what they counted at `round`: for unique
+ * statCountsSql rows: a count of rows grows by the new events' (those of a later round);
+ * any other count by what the visitors written since (visitor_changes) count now, less
+ * what they counted at `round`: for unique
  * visitors their events of that round and before (a visitor is counted once per value and
  * day), for visits their visits kept in day_visits (a visit is one visitor's). Exact, and a
  * few events' work: those of the visitors written since.
@@ -526,7 +525,7 @@ function changedCountsSql(
   }
   if (stat.measure === "rows")
     return statCountsSql(stat, `${where} AND e.round > ${round}`, time, { few: true });
-  const changed = `${where} AND e.visitor IN ${changedVisitorsSql(website, day)}`;
+  const changed = changedEventsSql(website, zone, day);
   // Now and then in one reading of their events (two took a statement 3-4 ms more at 10M
   // events: DuckDB plans each, and names the places of each).
   const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
@@ -544,15 +543,10 @@ function changedVisitsSql(
   day: string,
   exits: boolean,
 ): { now: string; kept: string } {
-  const changed = changedVisitorsSql(website, day);
   return {
-    now: visitRowsSql(
-      `${dayEventsSql(website, zone, day)} AND e.visitor IN ${changed}`,
-      dayTime(zone, day),
-      exits,
-    ),
+    now: visitRowsSql(changedEventsSql(website, zone, day), dayTime(zone, day), exits),
     kept: `SELECT v.website_id, v.day, v.visitor, v.start, v.finish, v.pageviews, v.hour, v.exit_page
-      FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changed}`,
+      FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changedVisitorsSql(website, day)}`,
   };
 }
 
@@ -621,8 +615,8 @@ export function changedVisitsStatements(
 }
 
 /** The condition on events `e` of one website's day of the visitors written to it since its visits were kept. */
-export function changedEventsSql(websiteId: number, zone: string, day: string): string {
-  return `${dayEventsSql(websiteId, zone, day)} AND e.visitor IN ${changedVisitorsSql(websiteId, day)}`;
+export function changedEventsSql(website: WebsiteRef, zone: string, day: string): string {
+  return `${dayEventsSql(website, zone, day)} AND e.visitor IN ${changedVisitorsSql(website, day)}`;
 }
 
 /** The visitors written to one website's kept day since (visitor_changes), as a subquery. */
@@ -1124,11 +1118,11 @@ function daysSql(
       if (visitStats.length === 0) return;
       // The visit statistics' changes from one reading of the changed visits, as in
       // changedCountsSql: a statement per statistic took the totals 20 ms against 12 at 10M events.
-      const { now, kept } = changedVisitsSql("$1", query.zone, day, false);
+      const visits = changedVisitsSql("$1", query.zone, day, false);
       const measures = (sign: string) =>
         visitStats.map((stat, k) => `, ${sign}${VISIT_MEASURES[stat.measure]} AS n${k}`).join("");
-      ctes.push(`changed${i} AS MATERIALIZED (SELECT CAST('${day}' AS DATE) AS day${measures("")} FROM (${now}) v
-        UNION ALL SELECT CAST('${day}' AS DATE)${measures("-")} FROM (${kept}) v)`);
+      ctes.push(`changed${i} AS MATERIALIZED (SELECT CAST('${day}' AS DATE) AS day${measures("")} FROM (${visits.now}) v
+        UNION ALL SELECT CAST('${day}' AS DATE)${measures("-")} FROM (${visits.kept}) v)`);
       visitStats.forEach((stat, k) => {
         parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, day, n${k} AS n FROM changed${i}`);
       });
