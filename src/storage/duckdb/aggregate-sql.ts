@@ -453,11 +453,17 @@ function storedCountsStatements(websiteId: number, day: string, counts: string, 
   const numbered = `SELECT r.website_id, r.stat, r.day, v.id AS value_id, r.count FROM ${named} r JOIN stat_values v USING (value)`;
   const stored = merge
     ? [
+        // Only the values whose counts changed: the visitors written since count each value
+        // they touched today again, mostly to a change of 0, whose rows need no rewriting.
         `CREATE OR REPLACE TEMP TABLE merged AS
+           WITH changes AS (
+             SELECT website_id, stat, day, value_id, sum(count) AS count FROM (${numbered})
+             GROUP BY ALL HAVING sum(count) <> 0
+           )
            SELECT website_id, stat, day, value_id, CAST(sum(count) AS BIGINT) AS count FROM (
-             SELECT * FROM (${numbered})
+             SELECT * FROM changes
              UNION ALL SELECT website_id, stat, day, value_id, count FROM daily_stats
-             WHERE ${ofDay} AND (stat, value_id) IN (SELECT stat, value_id FROM (${numbered}))
+             WHERE ${ofDay} AND (stat, value_id) IN (SELECT stat, value_id FROM changes)
            ) GROUP BY ALL`,
         `DELETE FROM daily_stats WHERE ${ofDay} AND (stat, value_id) IN (SELECT stat, value_id FROM merged)`,
         `INSERT INTO daily_stats (website_id, stat, day, value_id, count)

@@ -802,6 +802,11 @@ export class DuckDbEventStore implements EventStore {
         }),
       );
     }
+    // The kept days are committed, and their writes count toward a checkpoint as an insert's
+    // do: left to the next insert, a log grown by them could fill a disk before one was tried.
+    await this.serialised(() => this.checkpointIfLogIsLarge()).catch((error: unknown) => {
+      this.onUpkeepError(translateDuckDbError(error, this.file));
+    });
   }
 
   /**
