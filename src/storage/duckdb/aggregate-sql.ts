@@ -177,6 +177,7 @@ function statCountsSql(
     filters = null,
     few = false,
     count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)",
+    events = "events",
   }: CountOptions = {},
 ): string {
   if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
@@ -196,8 +197,9 @@ function statCountsSql(
   if (dimension === "day") [key, value] = ["NULL", `strftime(${date}, '%Y-%m-%d')`];
   else if (dimension === "hour") [key, value] = [time.hour, "lpad(CAST(k AS VARCHAR), 2, '0')"];
   else if (field < 0 && few) {
-    [key, value] = [`coalesce(p.${dimension}, '')`, "k"];
-    join = " LEFT JOIN place_names p ON p.id = e.place";
+    // A table of events other than `events` holds their places' names (keptChangesSql).
+    [key, value] = [`coalesce(${events === "events" ? "p" : "e"}.${dimension}, '')`, "k"];
+    if (events === "events") join = " LEFT JOIN place_names p ON p.id = e.place";
   } else if (field < 0) {
     [key, value] = ["coalesce(p.k, 0)", `coalesce(n.${dimension}, '')`];
     join = ` LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = e.place`;
@@ -206,7 +208,7 @@ function statCountsSql(
   return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
-      FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
+      FROM ${events} e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
 }
 
 /** How statCountsSql counts, where not as the statistic does over the events table. */
@@ -215,6 +217,11 @@ interface CountOptions {
   filters?: string | null;
   few?: boolean;
   count?: string;
+  /**
+   * The table read as the events `e`, if not `events`: few events with their places' names
+   * (city, country, continent), as keptChangesSql reads them.
+   */
+  events?: string;
 }
 
 /**
@@ -262,6 +269,7 @@ function visitRowsSql(
   exits: boolean,
   matched: string | null = null,
   attributes = false,
+  events = "events",
 ): string {
   const pageField = NUMBERED_TEXT.indexOf("page");
   // The exit page of pageviews of one second is the greatest page by text, as in every engine.
@@ -282,7 +290,7 @@ function visitRowsSql(
         e.page, ${exits ? "t.value" : "NULL"} AS page_text, ${time.hour} AS hour,
         ${matched === null ? "true" : `(e.kind IN (0, 1) AND ${matched})`} AS matched
         ${attributes ? VISITOR_COLUMNS.map((column) => `, e.${column}`).join("") : ""}
-      FROM events e${join} WHERE ${where})
+      FROM ${events} e${join} WHERE ${where})
     ${attributes ? "WINDOW day AS (PARTITION BY website_id, visitor, day)" : ""}`;
   const numbered = `SELECT *, sum(CAST(starts AS INTEGER)) OVER (PARTITION BY website_id, visitor, day ORDER BY s
       RANGE UNBOUNDED PRECEDING) AS visit FROM (${marked})`;
@@ -320,23 +328,14 @@ function visitStatSql(stat: StatDefinition, visits: string, date: (day: string) 
     FROM (${counted})`;
 }
 
-/** The visitors of website $1 written to a kept day since it was kept, with that day. */
-const CHANGES_SQL = "SELECT c.visitor, c.day FROM visitor_changes c WHERE c.website_id = CAST($1 AS INTEGER)";
-
 /**
- * The condition on the events of website $1 whose visits a statement over `openDays`
- * (ascending) in `zone` finds from events, `kept` of them kept: every event of an open day
- * not kept, and of a kept day the changed visitors' (changedCountsSql): what it holds in
- * memory at once.
+ * The condition on the events of website $1 whose visits a statement over the open days
+ * `openDays` (ascending, none of them kept: a kept day's changes are the reader's) in
+ * `zone` finds from events: what it holds in memory at once.
  */
-export function visitEventsSql(zone: string, openDays: readonly string[], kept: readonly string[]): string {
+export function visitEventsSql(zone: string, openDays: readonly string[]): string {
   const { start, end } = zoneRule(zone).rangeOf(openDays[0] as string, openDays.at(-1) as string);
-  const time = openDayTime(timeSql(zone, start, end), openDays);
-  const where = openEventsSql(zone, time, openDays);
-  if (kept.length === 0) return where;
-  const changed = `(e.visitor, ${time.day}) IN (SELECT visitor, ${time.fromDate("day")} FROM (${CHANGES_SQL}))`;
-  if (kept.length === openDays.length) return `${where} AND ${changed}`;
-  return `${where} AND (${time.day} NOT IN (${kept.map(time.literal).join(", ")}) OR ${changed})`;
+  return openEventsSql(zone, openDayTime(timeSql(zone, start, end), openDays), openDays);
 }
 
 /**
@@ -489,7 +488,7 @@ function storedCountsStatements(websiteId: number, day: string, counts: string, 
  * with its visits in day_visits (`findVisits`: changedVisitsStatements or
  * dayVisitsStatements, which end the round): counted from all of the day's events and
  * visits, or, when they were kept at round `previous`, brought up to date by what the
- * events written since changed (changedCountsSql, run before the visits are). A statistic
+ * events written since changed (keptChangesSql, run before the visits are). A statistic
  * then reads the day as a folded one, and adds what changed since (statQuerySql, `keptDays`).
  */
 export function keptDayStatements(
@@ -500,67 +499,100 @@ export function keptDayStatements(
   findVisits: readonly string[],
 ): string[] {
   if (previous === null) return foldDaySql(websiteId, zone, day, findVisits);
-  const counts = STATS.map((stat) => changedCountsSql(stat, websiteId, zone, day, String(previous)));
-  return [...storedCountsStatements(websiteId, day, counts.join(" UNION ALL "), true), ...findVisits];
+  const counts = keptChangesSql(websiteId, zone, day, String(previous));
+  return [...storedCountsStatements(websiteId, day, counts, true), ...findVisits];
 }
 
 /**
  * What the events of website `website`'s kept day `day` written since its counts were kept
- * (at round `round`, SQL: a number, or keptRoundSql) change in one statistic's counts, as
+ * (at round `round`, SQL: a number, or keptRoundSql) change in every statistic's counts, as
  * statCountsSql rows: a count of rows grows by the new events' (those of a later round);
  * any other count by what the visitors written since (visitor_changes) count now, less
- * what they counted at `round`: for unique
- * visitors their events of that round and before (a visitor is counted once per value and
- * day), for visits their visits kept in day_visits (a visit is one visitor's). Exact, and a
- * few events' work: those of the visitors written since.
+ * what they counted at `round`: for unique visitors their events of that round and before
+ * (a visitor is counted once per value and day), for visits their visits kept in
+ * day_visits (a visit is one visitor's). Exact, and a few events' work: those of the
+ * visitors written since, read and their visits found once for every statistic (DuckDB
+ * spends about a millisecond on each join, grouping and window of a statement whatever it
+ * reads: the 23 statistics' changes one by one took 71-76 ms for 25 events of 20 visitors
+ * at 10M events, 25-34 ms this way).
  */
-function changedCountsSql(
-  stat: StatDefinition,
-  website: WebsiteRef,
-  zone: string,
-  day: string,
-  round: string,
-): string {
-  const where = dayEventsSql(website, zone, day);
+function keptChangesSql(website: WebsiteRef, zone: string, day: string, round: string): string {
   const time = dayTime(zone, day);
-  if (stat.rows === "visits") {
-    const visits = changedVisitsSql(website, zone, day, stat.dimension === "exit_page");
-    return `${visitStatSql(stat, visits.now, time.date)}
-      UNION ALL SELECT website_id, stat, day, value, field, number, -count AS count
-      FROM (${visitStatSql(stat, visits.kept, (column) => column)})`;
-  }
-  if (stat.measure === "rows")
-    return statCountsSql(stat, `${where} AND e.round > ${round}`, time, { few: true });
-  const changed = changedEventsSql(website, zone, day);
-  // Now and then in one reading of their events (two took a statement 3-4 ms more at 10M
-  // events: DuckDB plans each, and names the places of each).
-  const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
-  return statCountsSql(stat, changed, time, { few: true, count });
+  const arms = STATS.map((stat) => {
+    if (stat.rows === "visits")
+      return `${visitStatSql(stat, "SELECT * FROM changed_visits", time.date)}
+        UNION ALL SELECT website_id, stat, day, value, field, number, -count AS count
+        FROM (${visitStatSql(stat, "SELECT * FROM kept_visits", (column) => column)})`;
+    if (stat.measure === "rows")
+      return statCountsSql(stat, `e.round > ${round}`, time, { few: true, events: "changed_events" });
+    const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
+    return statCountsSql(stat, "true", time, { few: true, count, events: "changed_events" });
+  });
+  // The places named once for the three statistics of places.
+  return `WITH changed_events AS MATERIALIZED (SELECT e.*, p.city, p.country, p.continent
+        FROM events e LEFT JOIN place_names p ON p.id = e.place WHERE ${changedEventsSql(website, zone, day)}),
+      changed_visits AS MATERIALIZED (${visitRowsSql("true", time, true, null, false, "changed_events")}),
+      kept_visits AS MATERIALIZED (${keptVisitsSql(website, day)})
+    ${arms.join(" UNION ALL ")}`;
+}
+
+/**
+ * The store's reader keeps the changes of kept days (keptChangesSql) in this table, a set
+ * per website, day and `version`, each found once for the statements that read the day
+ * until the next write: a dashboard's twenty statements each finding them again took 6-11
+ * ms more each with a few visitors written since the day's round (bench/RESULTS.md, "What
+ * changed since today's round, found once").
+ */
+export const KEPT_CHANGES_TABLE_SQL = `CREATE TEMP TABLE IF NOT EXISTS kept_changes (
+  website_id INTEGER NOT NULL, day DATE NOT NULL, version UBIGINT NOT NULL, round UINTEGER,
+  stat UTINYINT NOT NULL, value VARCHAR, count BIGINT NOT NULL)`;
+
+/** A row of no statistic that each set holds, so that a set of no changes is there too. */
+const SET_MARKER = 255;
+
+/**
+ * Statements that store website $1's kept day's changes as set `version` (greater than any
+ * before), with the round they are counted from, then drop its older sets. Each statement
+ * is whole, so a statement reading the newest set meanwhile finds all of one.
+ */
+export function keptChangesStatements(zone: string, day: string, version: number): string[] {
+  const ofDay = ofDaySql("$1", day);
+  const changes = namedSql(keptChangesSql("$1", zone, day, keptRoundSql(day)));
+  return [
+    `INSERT INTO kept_changes SELECT CAST($1 AS INTEGER), CAST('${day}' AS DATE), ${version}, ${keptRoundSql(day)}, stat, value, count
+      FROM (SELECT r.stat, r.value, r.count FROM ${changes} r WHERE r.count <> 0 UNION ALL SELECT ${SET_MARKER}, NULL, 0)`,
+    `DELETE FROM kept_changes WHERE ${ofDay} AND version < ${version}`,
+  ];
+}
+
+/**
+ * What changed in website $1's kept day `day` since its round, in `stats`, as statCountsSql
+ * rows: the newest set of kept_changes, if it was counted from the round this statement
+ * sees; none if an upkeep round kept the day again since (the statement then reads the day
+ * as that round kept it).
+ */
+function keptChangesReadSql(day: string, stats: readonly StatDefinition[]): string {
+  const ofDay = ofDaySql("$1", day);
+  return `SELECT website_id, stat, day, value, CAST(NULL AS UTINYINT) AS field, CAST(NULL AS UINTEGER) AS number, count
+    FROM kept_changes WHERE ${ofDay} AND stat IN (${stats.map((stat) => stat.id).join(", ")})
+      AND round = ${keptRoundSql(day)} AND version = (SELECT max(version) FROM kept_changes WHERE ${ofDay})`;
 }
 
 /**
  * The visits of the visitors written to website `website`'s kept day `day` since it was
- * kept, as visitRowsSql gives them: as they are now (`now`, found from their events) and
- * as day_visits keeps them (`kept`).
+ * kept, as day_visits keeps them, with visitRowsSql's columns.
  */
-function changedVisitsSql(
-  website: WebsiteRef,
-  zone: string,
-  day: string,
-  exits: boolean,
-): { now: string; kept: string } {
-  return {
-    now: visitRowsSql(changedEventsSql(website, zone, day), dayTime(zone, day), exits),
-    kept: `SELECT v.website_id, v.day, v.visitor, v.start, v.finish, v.pageviews, v.hour, v.exit_page
-      FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changedVisitorsSql(website, day)}`,
-  };
+function keptVisitsSql(website: WebsiteRef, day: string): string {
+  return `SELECT v.website_id, v.day, v.visitor, v.start, v.finish, v.pageviews, v.hour, v.exit_page
+    FROM day_visits v WHERE v.${ofDaySql(website, day)} AND v.visitor IN ${changedVisitorsSql(website, day)}`;
 }
 
 /**
- * The round website $1's kept day `day` is kept at, read by the statement that adds what
- * changed since (changedCountsSql), in its own snapshot: an upkeep round that kept the day
- * between the store's reading of its kept days and the statement would otherwise have the
- * events of that round counted twice, in daily_stats and as written since.
+ * The round website $1's kept day `day` is kept at, in the snapshot of the statement that
+ * reads it: the changes of a kept day are counted from that round (keptChangesStatements),
+ * and a statement adds them only to the daily_stats of the same round (keptChangesReadSql):
+ * an upkeep round that kept the day in between would otherwise have its events counted
+ * twice, in daily_stats and as written since.
  */
 function keptRoundSql(day: string): string {
   return `(SELECT max(round) FROM visit_days WHERE ${ofDaySql("$1", day)})`;
@@ -680,8 +712,8 @@ export function pageOrderSql(websiteId: number, zone: string, day: string): stri
 
 /**
  * Values and counts (`value`, `n`) of an unfiltered query: the folded and kept days' sums
- * from daily_stats, with what the events written to a kept day since changed
- * (changedCountsSql), and the other open days counted from their raw events. With today
+ * from daily_stats, with what the events written to a kept day since changed (the store's
+ * set of them: keptChangesReadSql), and the other open days counted from their raw events. With today
  * open at 10M events (275,000 events), a statistic took 4-15 ms that way against 10-31
  * counted from today's events and kept visits (bench/RESULTS.md, "Today kept as of a round").
  */
@@ -702,20 +734,21 @@ function foldedAndOpenSql(
     GROUP BY value_id`;
   // Summed by number first (cheaper than by string), then named: only the values counted.
   const summed = `(SELECT v.value, CAST(c.n AS BIGINT) AS n FROM (${folded}) c JOIN stat_values v ON v.id = c.value_id)`;
-  const live = kept.map((day) => changedCountsSql(stat, "$1", query.zone, day, keptRoundSql(day)));
+  // The kept days' changes are named already.
+  const live = kept.map((day) => `SELECT value, count AS n FROM (${keptChangesReadSql(day, [stat])})`);
   if (fromEvents.length > 0) {
     const { start, end } = zoneRule(query.zone).rangeOf(fromEvents[0] as string, fromEvents.at(-1) as string);
     const time = openDayTime(timeSql(query.zone, start, end), fromEvents);
     const where = openEventsSql(query.zone, time, fromEvents, query.visitors);
-    live.push(
+    const counts =
       stat.rows === "visits"
         ? visitStatSql(stat, visitRowsSql(where, time, stat.dimension === "exit_page"), time.date)
-        : statCountsSql(stat, where, time),
-    );
+        : statCountsSql(stat, where, time);
+    live.push(`SELECT value, count AS n FROM ${namedSql(counts)}`);
   }
   if (live.length === 0) return summed;
   return `(SELECT value, CAST(sum(n) AS BIGINT) AS n FROM (
-      SELECT * FROM ${summed} UNION ALL SELECT value, count AS n FROM ${namedSql(live.join(" UNION ALL "))}
+      SELECT * FROM ${summed} UNION ALL ${live.join(" UNION ALL ")}
     ) GROUP BY value)`;
 }
 
@@ -1081,7 +1114,7 @@ interface ReadOptions {
   visitors?: VisitorSlice | undefined;
   /**
    * The open days whose counts and visits are kept (visit_days): an unfiltered query reads
-   * them as folded days, and adds what changed since (changedCountsSql).
+   * them as folded days, and adds what changed since (keptChangesReadSql).
    */
   keptDays?: readonly string[] | undefined;
 }
@@ -1114,25 +1147,8 @@ function daysSql(
   if (filters === null) {
     parts.push(`SELECT stat, day, sum(count) AS n FROM daily_stats v
       WHERE ${window.folded("v")} AND stat IN (${query.stats.map((stat) => stat.id).join(", ")}) GROUP BY stat, day`);
-    const visitStats = query.stats.filter((stat) => stat.rows === "visits");
-    kept.forEach((day, i) => {
-      for (const stat of query.stats)
-        if (stat.rows !== "visits")
-          parts.push(
-            `SELECT stat, day, count AS n FROM (${changedCountsSql(stat, "$1", query.zone, day, keptRoundSql(day))})`,
-          );
-      if (visitStats.length === 0) return;
-      // The visit statistics' changes from one reading of the changed visits, as in
-      // changedCountsSql: a statement per statistic took the totals 20 ms against 12 at 10M events.
-      const visits = changedVisitsSql("$1", query.zone, day, false);
-      const measures = (sign: string) =>
-        visitStats.map((stat, k) => `, ${sign}${VISIT_MEASURES[stat.measure]} AS n${k}`).join("");
-      ctes.push(`changed${i} AS MATERIALIZED (SELECT CAST('${day}' AS DATE) AS day${measures("")} FROM (${visits.now}) v
-        UNION ALL SELECT CAST('${day}' AS DATE)${measures("-")} FROM (${visits.kept}) v)`);
-      visitStats.forEach((stat, k) => {
-        parts.push(`SELECT CAST(${stat.id} AS UTINYINT) AS stat, day, n${k} AS n FROM changed${i}`);
-      });
-    });
+    for (const day of kept)
+      parts.push(`SELECT stat, day, count AS n FROM (${keptChangesReadSql(day, query.stats)})`);
   } else if (steady) {
     // One scan of the visits for every statistic: a column each, then a row each.
     const visits = `SELECT * FROM day_visits e WHERE ${window.folded("e")} AND NOT e.mixed AND ${filters}`;
