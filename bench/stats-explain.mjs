@@ -48,7 +48,9 @@ if (
 const websiteId = Number(options["website-id"]);
 const runs = Number(options.runs);
 const { STATS } = await load("stats/catalog.js");
-const { statQuerySql } = await load("storage/duckdb/aggregate-sql.js");
+const { KEPT_CHANGES_TABLE_SQL, keptChangesStatements, statQuerySql } = await load(
+  "storage/duckdb/aggregate-sql.js",
+);
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
 const { parseFilters } = await load("stats/stats-filter.js");
 const parsedFilters = options.filters === undefined ? { filters: [] } : parseFilters(options.filters);
@@ -130,6 +132,11 @@ try {
     [websiteId, options.from, options.to],
   );
   for (const row of kept) if (openDays.includes(String(row.day))) keptDays.push(String(row.day));
+  // What changed in them since their rounds, held as the store's reader holds it.
+  await connection.run(KEPT_CHANGES_TABLE_SQL);
+  for (const [i, day] of keptDays.entries())
+    for (const statement of keptChangesStatements(options.zone, day, i + 1))
+      await connection.run(statement, [websiteId]);
   const [last] = await rows(
     "SELECT CAST(epoch(max(ts)) AS BIGINT) AS seconds FROM events WHERE website_id = $1 AND kind = 0",
     [websiteId],
