@@ -586,6 +586,13 @@ export class DuckDbEventStore implements EventStore {
     if (Number(counted.getRowObjects()[0]?.n ?? 0) > this.foldPartEvents) return false;
     for (const statement of keptChangesStatements(zone, day, version))
       await this.reader.run(statement, [websiteId]);
+    // The day folded meanwhile (forgetKeptChanges ran before this set was stored): its rows
+    // would stay until a restart.
+    if (!this.changeSets.has(`${websiteId} ${day}`))
+      await this.reader.run(
+        `DELETE FROM kept_changes WHERE website_id = $1 AND day = CAST($2 AS DATE) AND version = ${version}`,
+        [websiteId, day],
+      );
     return true;
   }
 
