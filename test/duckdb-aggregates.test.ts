@@ -259,7 +259,8 @@ describe("embedded store aggregates", () => {
       assert.ok("filters" in filtered);
       const [kept, fromEvents] = [0, 1];
       // In New York the kept store finds visits 100 events at a time: its changes are then
-      // too many for one statement, and each round counts today again whole, as a fold does.
+      // too many for one statement, so each round counts today again whole, as a fold does,
+      // and the reads count it from its events (the store's reader holds no set of them).
       const open = (i: number) =>
         DuckDbEventStore.open(dirs[i] as string, {
           clock,

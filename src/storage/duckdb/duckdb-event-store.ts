@@ -220,6 +220,11 @@ function windowParts(
   return parts;
 }
 
+/** The key of a website's day in DuckDbEventStore.changeSets. */
+function changeSetKey(websiteId: number, day: string): string {
+  return `${websiteId} ${day}`;
+}
+
 /** The VisitorSlices a day of `events` events is read in, at most about `partEvents` each. */
 function sliceCount(events: number, partEvents: number): number {
   return Math.max(1, Math.ceil(events / partEvents));
@@ -558,7 +563,7 @@ export class DuckDbEventStore implements EventStore {
   ): Promise<string[]> {
     const held: string[] = [];
     for (const day of days) {
-      const key = `${query.websiteId} ${day}`;
+      const key = changeSetKey(query.websiteId, day);
       let set = this.changeSets.get(key);
       if (set?.writes !== this.writes) {
         this.changeSetVersion += 1;
@@ -588,7 +593,7 @@ export class DuckDbEventStore implements EventStore {
       await this.reader.run(statement, [websiteId]);
     // The day folded meanwhile (forgetKeptChanges ran before this set was stored): its rows
     // would stay until a restart.
-    if (!this.changeSets.has(`${websiteId} ${day}`))
+    if (!this.changeSets.has(changeSetKey(websiteId, day)))
       await this.reader.run(
         `DELETE FROM kept_changes WHERE website_id = $1 AND day = CAST($2 AS DATE) AND version = ${version}`,
         [websiteId, day],
@@ -934,7 +939,7 @@ export class DuckDbEventStore implements EventStore {
    * kept finds the fold's round, not theirs, and adds none (keptChangesReadSql).
    */
   private async forgetKeptChanges(websiteId: number, day: string): Promise<void> {
-    this.changeSets.delete(`${websiteId} ${day}`);
+    this.changeSets.delete(changeSetKey(websiteId, day));
     await this.reader.run("DELETE FROM kept_changes WHERE website_id = $1 AND day = CAST($2 AS DATE)", [
       websiteId,
       day,
