@@ -68,6 +68,7 @@ const seed = Number.isNaN(Number(options.seed)) ? options.seed : Number(options.
 const end = options.end ? Date.parse(options.end) : Math.floor((Date.now() - 2 * DAY_MS) / DAY_MS) * DAY_MS; // a UTC midnight: whole days
 
 const { DuckDbEventStore } = await load("storage/duckdb/duckdb-event-store.js");
+const { columnsOf } = await load("storage/event-columns.js");
 const { UserAgentClassifier } = await load("enrich/user-agent.js");
 const { IndexedGeoLookup, ensureGeoIndex, bundledGeoSources, BUILT_INDEX_DIR } = await load("enrich/geo.js");
 const { referrerHost, primaryLanguage } = await load("enrich/referrer.js");
@@ -316,7 +317,7 @@ let foldMs = 0;
 const flush = async () => {
   if (batch.length === 0) return;
   const began = performance.now();
-  await store.insert(batch);
+  await store.insert(columnsOf(batch));
   insertMs += performance.now() - began;
   stored += batch.length;
   batch = [];

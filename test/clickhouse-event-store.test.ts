@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { ConfigError } from "../src/config.js";
 import { STATS } from "../src/stats/catalog.js";
 import { ClickHouseEventStore } from "../src/storage/clickhouse/clickhouse-event-store.js";
+import { columnsOf } from "../src/storage/event-columns.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import { CLICKHOUSE_URLS, clickhouseMissing, provisionClickHouse } from "./support/event-stores.js";
 import { referenceStat } from "./support/reference-stats.js";
@@ -49,7 +50,7 @@ describe("ClickHouse event store on one server (no cluster)", { skip: missing ??
     try {
       await house.migrate();
       const events = eventsOf(11, 300);
-      await house.insert(events);
+      await house.insert(columnsOf(events));
       await compare(house, events, 1);
       await house.rebuildAggregates(2);
       await compare(house, events, 2);
@@ -70,7 +71,7 @@ describe("ClickHouse export", { skip: missing ?? false }, () => {
     try {
       await house.migrate();
       const events = eventsOf(7, 400);
-      await house.insert(events);
+      await house.insert(columnsOf(events));
       const batches: StoredEvent[][] = [];
       for await (const batch of house.exportEvents()) batches.push(batch);
       assert.equal(batches.length, 6, "two websites, three days each");

@@ -18,6 +18,7 @@ import { FOLD_EVERY_MS } from "../src/storage/clickhouse/day-folds.js";
 import { CLICKHOUSE_MIGRATIONS, distributedTables } from "../src/storage/clickhouse/migrations.js";
 import { sql, sqlIdentifier } from "../src/storage/clickhouse/sql-escape.js";
 import { type DayPlan, visitorPlanSql } from "../src/storage/clickhouse/stat-sql.js";
+import { columnsOf } from "../src/storage/event-columns.js";
 import type { EventStore, StoredEvent } from "../src/storage/ports.js";
 import {
   CLICKHOUSE_ENGINES,
@@ -101,7 +102,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
     const next = random(23);
     const visitors = visitorPool(next, 40);
     const insert = async (events: StoredEvent[]) => {
-      await house.insert(events);
+      await house.insert(columnsOf(events));
       inserted.push(...events);
     };
     const same = async (message: string) => {
@@ -344,7 +345,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
       try {
         await store.migrate();
         await store.insert(
-          randomEvents(next, 100, { start: START, days: 1, visitor: () => pick(next, visitors) }),
+          columnsOf(randomEvents(next, 100, { start: START, days: 1, visitor: () => pick(next, visitors) })),
         );
         store.folder.start((error) => errors.push(error));
         for (let tries = 0; (await openDays(own, 1)).length > 0; tries++) {
@@ -389,7 +390,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
         const next = random(8);
         const pool = visitorPool(next);
         const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
-        await house.insert(events);
+        await house.insert(columnsOf(events));
         await onNodes(provisioned, async (run) => {
           const closed = sql`day < toDate(${day(3)})`;
           const folds = statSelect(VISITOR_STATS, COUNT_VISITORS, sql`${db}.events_local`, closed);
@@ -449,7 +450,7 @@ for (const engine of CLICKHOUSE_ENGINES) {
         const next = random(5);
         const pool = visitorPool(next);
         const events = randomEvents(next, 600, { start: START, days: 4, visitor: () => pick(next, pool) });
-        await house.insert(events);
+        await house.insert(columnsOf(events));
         let held = 0;
         await onNodes<{ n: string }>(provisioned, async (run) => {
           held += Number((await run(`SELECT count() AS n FROM ${database}.visitor_stats_local`))[0]?.n);

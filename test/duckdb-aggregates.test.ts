@@ -12,6 +12,7 @@ import { ManualClock } from "../src/clock.js";
 import { STATS, type StatDefinition } from "../src/stats/catalog.js";
 import { parseFilters } from "../src/stats/stats-filter.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
+import { columnsOf } from "../src/storage/event-columns.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
@@ -116,7 +117,7 @@ describe("embedded store aggregates", () => {
         let sent = 0;
         for (let round = 0; round < 8; round++) {
           const size = 1 + Math.floor(next() * 600);
-          await store.insert(randomEventsOf(next, size, start, days));
+          await store.insert(columnsOf(randomEventsOf(next, size, start, days)));
           sent += size;
           // Days written by earlier rounds are folded now and then; later rounds write into
           // folded days again, which opens them until the next fold.
@@ -133,7 +134,7 @@ describe("embedded store aggregates", () => {
         clock.advance(11_000);
         await store.upkeep();
         const late = randomEventsOf(next, 50, start, 4);
-        await store.insert(late);
+        await store.insert(columnsOf(late));
         sent += late.length;
         assert.equal(await store.countEvents(), sent);
         const mixedAnswers = [await answers(store, 1, WINDOWS), await answers(store, 2, WINDOWS)];
@@ -211,16 +212,18 @@ describe("embedded store aggregates", () => {
           const visitor = () => BigInt(Math.floor(next() * 20_000));
           const events = randomEvents(next, 50_000, { start, days, visitor });
           await store.insert(
-            events.map((event) => ({
-              ...event,
-              websiteId: 1,
-              page: `/docs/${Math.floor(next() * 5_000)}/${"chapter-".repeat(6)}`,
-            })),
+            columnsOf(
+              events.map((event) => ({
+                ...event,
+                websiteId: 1,
+                page: `/docs/${Math.floor(next() * 5_000)}/${"chapter-".repeat(6)}`,
+              })),
+            ),
           );
         }
         // And a website with custom events alone: many open days' events, and no visit.
         const events = randomEvents(next, 20_000, { start, days, visitor: () => 1n });
-        await store.insert(events.map((event) => ({ ...event, websiteId: 3, kind: "event" })));
+        await store.insert(columnsOf(events.map((event) => ({ ...event, websiteId: 3, kind: "event" }))));
         await store.close();
         store = await DuckDbEventStore.open(dir, options);
         assert.equal((await foldedDays(dir)).folded, 0, "every day open");
@@ -268,7 +271,8 @@ describe("embedded store aggregates", () => {
           ...(zone !== "UTC" && i === kept ? { foldPartEvents: 100 } : {}),
         });
       let stores = await Promise.all(dirs.map((_, i) => open(i)));
-      const write = (events: StoredEvent[]) => Promise.all(stores.map((store) => store.insert(events)));
+      const write = (events: StoredEvent[]) =>
+        Promise.all(stores.map((store) => store.insert(columnsOf(events))));
       const reopen = async () => {
         await Promise.all(stores.map((store) => store.close()));
         stores = await Promise.all(dirs.map((_, i) => open(i)));
@@ -429,7 +433,7 @@ describe("embedded store aggregates", () => {
         "1970-01-01T02:00:00Z",
         "2026-07-09T10:00:00Z",
       ];
-      await store.insert(times.map(hit));
+      await store.insert(columnsOf(times.map(hit)));
       clock.advance(11_000);
       await store.upkeep();
       await store.rebuildAggregates();
@@ -456,7 +460,7 @@ describe("embedded store aggregates", () => {
     const store = await DuckDbEventStore.open(dir, { clock, upkeep: false, onDayFolded });
     try {
       await store.migrate();
-      await store.insert(randomEventsOf(random(8), 300, Date.UTC(2026, 6, 1), 8));
+      await store.insert(columnsOf(randomEventsOf(random(8), 300, Date.UTC(2026, 6, 1), 8)));
       clock.advance(11_000);
       await store.upkeep();
       const days = ["08", "07", "06", "05", "04", "03", "02", "01"].flatMap((day) =>
@@ -495,7 +499,7 @@ describe("embedded store aggregates", () => {
       ).rows;
     try {
       await store.migrate();
-      await store.insert([hit("2026-07-09T10:00:00Z"), hit("2026-07-10T10:00:00Z")]);
+      await store.insert(columnsOf([hit("2026-07-09T10:00:00Z"), hit("2026-07-10T10:00:00Z")]));
       await store.upkeep();
       assert.deepEqual(await state(), { folded: 0, open: 2 }, "written a moment ago");
       clock.advance(11_000);
@@ -505,7 +509,7 @@ describe("embedded store aggregates", () => {
         { value: "2026-07-09", count: 1 },
         { value: "2026-07-10", count: 1 },
       ]);
-      await store.insert([hit("2026-07-09T11:00:00Z"), hit("2026-07-09T12:00:00Z")]);
+      await store.insert(columnsOf([hit("2026-07-09T11:00:00Z"), hit("2026-07-09T12:00:00Z")]));
       assert.deepEqual(await state(), { folded: 0, open: 2 }, "a late write opens the day again");
       assert.deepEqual(await pageviews(), [
         { value: "2026-07-09", count: 3 },
@@ -517,11 +521,11 @@ describe("embedded store aggregates", () => {
       // A write while the day's fold is under way (queued behind the fold's first step):
       // the fold finishes, but the day stays open, as the write came after what it read.
       clock.advance(11_000);
-      await store.insert([hit("2026-07-09T13:00:00Z")]);
+      await store.insert(columnsOf([hit("2026-07-09T13:00:00Z")]));
       clock.advance(11_000);
       const folding = store.upkeep();
       await new Promise((resolve) => setImmediate(resolve));
-      await store.insert([hit("2026-07-09T14:00:00Z")]);
+      await store.insert(columnsOf([hit("2026-07-09T14:00:00Z")]));
       await folding;
       assert.deepEqual(await state(), { folded: 0, open: 2 }, "written during its fold: still open");
       assert.deepEqual(await pageviews(), [
@@ -584,7 +588,7 @@ describe("embedded store aggregates", () => {
     let store = await DuckDbEventStore.open(dir, options);
     try {
       await store.migrate();
-      await store.insert(events);
+      await store.insert(columnsOf(events));
       const before = await exported(store);
       const answersBefore = await answers(store, 1, [["2026-07-09", "2026-07-10"]]);
       await store.close();
@@ -627,7 +631,7 @@ describe("embedded store aggregates", () => {
     let store = await DuckDbEventStore.open(dir, options);
     try {
       await store.migrate();
-      await store.insert(randomEventsOf(random(6), 500, Date.UTC(2026, 6, 1), 8));
+      await store.insert(columnsOf(randomEventsOf(random(6), 500, Date.UTC(2026, 6, 1), 8)));
       clock.advance(11_000);
       const folding = store.upkeep();
       await new Promise((resolve) => setImmediate(resolve));
@@ -715,10 +719,12 @@ describe("embedded store aggregates", () => {
       assert.ok(today && known);
       const hash = (await exported(store)).find((e) => e.ts.getTime() === known.ts.getTime())?.visitor;
       assert.ok(hash !== undefined && hash < 1n << 32n, "today's visitors are exported as their hashes");
-      await store.insert([
-        { ...known, ts: new Date("2026-06-30T21:00:00Z"), visitor: hash },
-        { ...known, ts: new Date("2026-06-30T21:00:01Z"), visitor: 1_000_000n },
-      ]);
+      await store.insert(
+        columnsOf([
+          { ...known, ts: new Date("2026-06-30T21:00:00Z"), visitor: hash },
+          { ...known, ts: new Date("2026-06-30T21:00:01Z"), visitor: 1_000_000n },
+        ]),
+      );
       assert.deepEqual(await visitors(), [{ value: "2026-06-30", count: today.count + 1 }]);
       await store.close();
       const [after = {}] = await storeFileSql(
@@ -790,7 +796,9 @@ describe("embedded store aggregates", () => {
       try {
         await store.migrate();
         await store.insert(
-          randomEvents(next, 900, { start, days: 6, visitor: () => pick(next, visitors), mixed: 0.05 }),
+          columnsOf(
+            randomEvents(next, 900, { start, days: 6, visitor: () => pick(next, visitors), mixed: 0.05 }),
+          ),
         );
         clock.advance(11_000);
         await store.upkeep();
@@ -855,12 +863,16 @@ describe("embedded store aggregates", () => {
     let store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
     try {
       await store.migrate();
-      await store.insert([hit("2026-06-10T08:00:00Z", 77n, "/a"), hit("2026-06-01T08:00:00Z", 77n, "/a")]);
+      await store.insert(
+        columnsOf([hit("2026-06-10T08:00:00Z", 77n, "/a"), hit("2026-06-01T08:00:00Z", 77n, "/a")]),
+      );
       await store.close();
       store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
       // The same hash again, today and on the old day an import wrote today (its salt lives
       // on 48 hours after that import): one visitor on each day.
-      await store.insert([hit("2026-06-10T09:00:00Z", 77n, "/b"), hit("2026-06-01T09:00:00Z", 77n, "/b")]);
+      await store.insert(
+        columnsOf([hit("2026-06-10T09:00:00Z", 77n, "/b"), hit("2026-06-01T09:00:00Z", 77n, "/b")]),
+      );
       assert.deepEqual(await visitorsOf(), [
         { value: "2026-06-01", count: 1 },
         { value: "2026-06-10", count: 1 },
@@ -868,11 +880,11 @@ describe("embedded store aggregates", () => {
       // Three days without a write to those days: their salts are gone, and so are their ids
       // (a real hash could not repeat; a repeated one counts as a new visitor).
       clock.set("2026-06-13T00:00:01Z");
-      await store.insert([hit("2026-06-13T00:00:01Z", 5n, "/c")]);
+      await store.insert(columnsOf([hit("2026-06-13T00:00:01Z", 5n, "/c")]));
       await store.upkeep();
       await store.close();
       store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
-      await store.insert([hit("2026-06-01T10:00:00Z", 77n, "/d")]);
+      await store.insert(columnsOf([hit("2026-06-01T10:00:00Z", 77n, "/d")]));
       assert.deepEqual(await visitorsOf(), [
         { value: "2026-06-01", count: 2 },
         { value: "2026-06-10", count: 1 },

@@ -15,6 +15,7 @@ import { loadConfig } from "../src/config.js";
 import { StoreBusyError } from "../src/errors.js";
 import { STATS } from "../src/stats/catalog.js";
 import { DuckDbEventStore, duckDbSettings } from "../src/storage/duckdb/duckdb-event-store.js";
+import { columnsOf } from "../src/storage/event-columns.js";
 import { openEventStore } from "../src/storage/open-storage.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { runCli } from "./support/cli.js";
@@ -75,11 +76,11 @@ describe("embedded store file", () => {
       const boston = { country: "US:United States", city: "US:Boston", continent: "NA:North America" };
       const paris = { country: "FR:France", city: "FR:Paris", continent: "EU:Europe" };
       const nowhere = { country: "", city: "", continent: "" };
-      await store.insert([hit(9, 11n, boston), hit(10, 12n, paris), hit(11, 13n, nowhere)]);
+      await store.insert(columnsOf([hit(9, 11n, boston), hit(10, 12n, paris), hit(11, 13n, nowhere)]));
       await store.close(); // a reopened store must go on with the same place numbers
       store = await DuckDbEventStore.open(dir, { clock });
       await store.migrate();
-      await store.insert([hit(12, 14n, paris)]);
+      await store.insert(columnsOf([hit(12, 14n, paris)]));
 
       const answer = async (name: string) => {
         const stat = STATS.find((candidate) => candidate.name === name);
@@ -177,9 +178,11 @@ describe("embedded store file", () => {
       await store.migrate();
       await store.rebuildAggregates();
       const base = randomEvents(random(3), 1, { start: 0, days: 1, visitor: () => 1n })[0] as StoredEvent;
-      await store.insert([
-        { ...base, websiteId: 1, ts: new Date("2026-06-10T10:00:00Z"), visitor: 77n, kind: "pageview" },
-      ]);
+      await store.insert(
+        columnsOf([
+          { ...base, websiteId: 1, ts: new Date("2026-06-10T10:00:00Z"), visitor: 77n, kind: "pageview" },
+        ]),
+      );
       const stat = STATS.find((candidate) => candidate.name === "visitors");
       assert.ok(stat);
       const page = await store.queryStat({

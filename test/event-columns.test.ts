@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EventColumnsBuilder, fromColumns } from "../src/ingest/event-columns.js";
+import { EventColumnsBuilder, fromColumns } from "../src/storage/event-columns.js";
 import { EVENT_TEXT_FIELDS, type StoredEvent } from "../src/storage/ports.js";
 
 const base: StoredEvent = {

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { Worker } from "node:worker_threads";
 import { BUILT_INDEX_DIR, bundledGeoSources, ensureGeoIndex } from "../src/enrich/geo.js";
-import { fromColumns } from "../src/ingest/event-columns.js";
 import { ImportBodyError, ImportThreads } from "../src/ingest/import-threads.js";
+import { fromColumns } from "../src/storage/event-columns.js";
 import type { WebsiteRecord } from "../src/storage/ports.js";
 
 const NOW = new Date("2026-05-10T08:00:00Z");

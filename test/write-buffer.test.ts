@@ -7,7 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { UnstoredError, WriteBuffer } from "../src/ingest/write-buffer.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
-import type { EventStore, StoredEvent } from "../src/storage/ports.js";
+import { fromColumns } from "../src/storage/event-columns.js";
+import type { EventColumns, EventStore, StoredEvent } from "../src/storage/ports.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -48,12 +49,12 @@ class FlakyStore implements EventStore {
     private readonly real: EventStore,
     public failures: number,
   ) {}
-  insert(events: readonly StoredEvent[]) {
+  insert(batch: EventColumns) {
     if (this.failures > 0) {
       this.failures -= 1;
       return Promise.reject(new Error("disk unavailable"));
     }
-    return this.real.insert(events);
+    return this.real.insert(batch);
   }
   migrate = () => this.real.migrate();
   queryStat = (query: Parameters<EventStore["queryStat"]>[0]) => this.real.queryStat(query);
@@ -183,10 +184,10 @@ describe("write buffer", () => {
   /** The real store, each insert held until `gate` opens, then told to `stored`. */
   function heldStore(gate: Promise<void>, stored: (events: readonly StoredEvent[]) => void): EventStore {
     const held = new FlakyStore(store, 0);
-    held.insert = async (events) => {
+    held.insert = async (batch) => {
       await gate;
-      await store.insert(events);
-      stored(events);
+      await store.insert(batch);
+      stored(fromColumns(batch));
     };
     return held;
   }

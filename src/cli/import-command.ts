@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import readline from "node:readline";
 import { AppError } from "../errors.js";
+import { columnsOf } from "../storage/event-columns.js";
 import { openEventStoreBesideServer } from "../storage/open-storage.js";
 import type { EventStore, StoredEvent } from "../storage/ports.js";
 import { configFrom, parseCommand, UsageError } from "./command-options.js";
@@ -58,7 +59,7 @@ async function importLines(lines: AsyncIterable<string>, events: EventStore): Pr
       }
       seen.add(websiteId);
     }
-    await events.insert(batch);
+    await events.insert(columnsOf(batch));
     imported += batch.length;
     batch = [];
     if (imported >= nextReport) {

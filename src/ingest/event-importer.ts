@@ -13,8 +13,8 @@ import type { Clock } from "../clock.js";
 import type { FieldErrors } from "../errors.js";
 import { EARLIEST_DAY } from "../stats/day-rule.js";
 import { zoneRule } from "../stats/time-zone.js";
-import type { EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
-import { type EventColumns, EventColumnsBuilder, fromColumns } from "./event-columns.js";
+import { EventColumnsBuilder } from "../storage/event-columns.js";
+import type { EventColumns, EventStore, WebsiteRecord, WebsiteRepository } from "../storage/ports.js";
 import { type HitEvent, IMPORT_DROP_REASONS, type ImportDropReason, isImportDropReason } from "./hit.js";
 import { ImportErrors } from "./import-errors.js";
 import type { ImportThreads } from "./import-threads.js";
@@ -92,7 +92,7 @@ export class EventImporter {
     } finally {
       job.forget();
     }
-    await this.store.insert(fromColumns(prepared.columns));
+    await this.store.insert(prepared.columns);
     return { accepted: prepared.columns.count, dropped: prepared.dropped };
   }
 }

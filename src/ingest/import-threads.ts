@@ -11,8 +11,7 @@ import { Worker } from "node:worker_threads";
 import type { ImportBodyProblem } from "../api/import-body.js";
 import type { FieldErrors } from "../errors.js";
 import { ValidationError } from "../errors.js";
-import type { WebsiteRecord } from "../storage/ports.js";
-import type { EventColumns } from "./event-columns.js";
+import type { EventColumns, WebsiteRecord } from "../storage/ports.js";
 import type { ImportDropReason } from "./hit.js";
 import type { DaySalts } from "./visitor-hasher.js";
 

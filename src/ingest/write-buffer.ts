@@ -17,6 +17,7 @@
 // still holds then is reported (UnstoredError), the only way kept items are lost.
 
 import { setTimeout as sleep } from "node:timers/promises";
+import { columnsOf } from "../storage/event-columns.js";
 import type { EventStore, StoredEvent } from "../storage/ports.js";
 
 /** Pause between writes retried by close() while the store fails. */
@@ -243,7 +244,7 @@ export class WriteBuffer<T extends { websiteId: number } = StoredEvent> {
       this.prepared = [];
       this.writing = batch.length;
       try {
-        await this.store.insert(batch);
+        await this.store.insert(columnsOf(batch));
       } catch (error) {
         this.prepared = batch.concat(this.prepared);
         throw error;

@@ -402,6 +402,23 @@ export interface ExportOptions {
 }
 
 /**
+ * A batch of events as columns (what EventStore.insert takes; event-columns.ts builds and
+ * reads them): numbers in typed arrays, whose buffers move between threads without a copy,
+ * and each text field as its distinct values plus one code per event.
+ */
+export interface EventColumns {
+  count: number;
+  websiteIds: Int32Array<ArrayBuffer>;
+  /** Milliseconds since the epoch. */
+  times: Float64Array<ArrayBuffer>;
+  visitors: BigUint64Array<ArrayBuffer>;
+  /** Bit 0: a custom event, bit 2: an engagement (neither: a pageview); bit 1: the start of a visit. */
+  flags: Uint8Array<ArrayBuffer>;
+  /** Per text field, in EVENT_TEXT_FIELDS order. */
+  texts: { values: string[]; codes: Uint32Array<ArrayBuffer> }[];
+}
+
+/**
  * The events and their statistics, as every engine must provide them (one folder per engine
  * under storage/, opened through its EventEngine; test/event-store-contract.test.ts checks
  * every engine against this). Calls may overlap: an engine orders its writes itself.
@@ -414,9 +431,11 @@ export interface EventStore {
    * call that rejects stored none of its events (and the store goes on as before it). When
    * it resolves the events are committed (neither a crash of this process nor a restart of
    * the engine loses them) and every later call sees them, from any process on the same
-   * store. An empty list stores nothing.
+   * store. An empty batch stores nothing. The batch comes as columns (event-columns.ts:
+   * `columnsOf` makes them of StoredEvents), as an import thread hands them over: a batch
+   * of 10,000 events as objects was the main thread's garbage.
    */
-  insert(events: readonly StoredEvent[]): Promise<void>;
+  insert(batch: EventColumns): Promise<void>;
   /**
    * Answers a statistic exactly as the catalog defines it (stats/catalog.ts), over the days
    * from `from` to `to` inclusive of the query's time zone (its local days and hours, from

@@ -13,7 +13,13 @@ import type {
   StatsPage,
   StatsQuery,
 } from "../stats/stats-query.js";
-import { type EventStore, EventStoreFailedError, type ExportOptions, type StoredEvent } from "./ports.js";
+import {
+  type EventColumns,
+  type EventStore,
+  EventStoreFailedError,
+  type ExportOptions,
+  type StoredEvent,
+} from "./ports.js";
 
 /** What callers are told (API clients only that the event store is unavailable); the cause is the failure. */
 const UNAVAILABLE = "The event store failed and is being opened again.";
@@ -52,8 +58,8 @@ export class ReopeningEventStore implements EventStore {
     return this.call((store) => store.migrate());
   }
 
-  insert(events: readonly StoredEvent[]): Promise<void> {
-    return this.call((store) => store.insert(events));
+  insert(batch: EventColumns): Promise<void> {
+    return this.call((store) => store.insert(batch));
   }
 
   queryStat(query: StatsQuery): Promise<StatsPage> {

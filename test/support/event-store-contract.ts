@@ -23,7 +23,14 @@ import {
   type StatsPage,
   type StatsQuery,
 } from "../../src/stats/stats-query.js";
-import type { EventStore, ExportOptions, StoredEvent } from "../../src/storage/ports.js";
+import { columnsOf } from "../../src/storage/event-columns.js";
+import {
+  EVENT_TEXT_FIELDS,
+  type EventColumns,
+  type EventStore,
+  type ExportOptions,
+  type StoredEvent,
+} from "../../src/storage/ports.js";
 import {
   AVAILABLE_EVENT_STORES,
   type EventStoreUnderTest,
@@ -363,7 +370,7 @@ export function describeReadContract(engine: EventStoreUnderTest): void {
         ...randomBatches(7, 5, 300),
       ];
       for (const batch of batches) {
-        await store.insert(batch);
+        await store.insert(columnsOf(batch));
         stored.push(...batch);
       }
     });
@@ -682,7 +689,7 @@ export function describeReadContract(engine: EventStoreUnderTest): void {
       it(`gives the same answers when its export is inserted into an empty ${target.name} store`, async () => {
         const copy = await openTestStore(target, clock());
         try {
-          for await (const batch of store.exportEvents()) await copy.store.insert(batch);
+          for await (const batch of store.exportEvents()) await copy.store.insert(columnsOf(batch));
           assert.equal(await copy.store.countEvents(), stored.length);
           for (const websiteId of [FIXTURE_SITE, ...RANDOM_SITES, INSTANT_SITE]) {
             assert.deepEqual(
@@ -714,17 +721,21 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
         ...second,
         ...Array.from({ length: 5_000 }, (_, i) => ({ ...(many[i % many.length] as StoredEvent) })),
       ];
-      const unreadable = { ...(second[0] as StoredEvent) };
-      Object.defineProperty(unreadable, "page", {
-        enumerable: true,
+      // The last event's page, a value of its own, throws when read.
+      const unreadable = columnsOf([
+        ...failed,
+        { ...(second[0] as StoredEvent), page: "https://unreadable.example/" },
+      ]);
+      const pages = unreadable.texts[EVENT_TEXT_FIELDS.indexOf("page")] as EventColumns["texts"][number];
+      Object.defineProperty(pages.values, pages.values.indexOf("https://unreadable.example/"), {
         get: () => {
           throw new Error("this event cannot be read");
         },
       });
       try {
-        await opened.store.insert(first);
-        await opened.store.insert([]);
-        await assert.rejects(async () => opened.store.insert([...failed, unreadable]), /cannot be read/);
+        await opened.store.insert(columnsOf(first));
+        await opened.store.insert(columnsOf([]));
+        await assert.rejects(async () => opened.store.insert(unreadable), /cannot be read/);
       } catch (error) {
         await opened.close();
         throw error;
@@ -755,7 +766,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
     it("stores a failed batch's events later as if it had never been tried", async () => {
       const { store, close, first, failed } = await afterFailedBatch();
       try {
-        await store.insert(failed);
+        await store.insert(columnsOf(failed));
         assert.equal(await store.countEvents(), first.length + failed.length);
         await expectAnswers(store, [...first, ...failed], "after the batch is stored again");
       } finally {
@@ -767,7 +778,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
       const { store, close } = await openTestStore(engine, clock());
       try {
         const events = [...fixtureEvents(FIXTURE_SITE), ...randomBatches(11, 3, 300).flat()];
-        await store.insert(events);
+        await store.insert(columnsOf(events));
         const [gone, kept] = RANDOM_SITES;
         const ask = (websiteId: number) =>
           answers((q) => store.queryStat(q), websiteId, SOME_WINDOWS, SOME_VARIANTS);
@@ -805,7 +816,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
       const { store, close } = await openTestStore(engine, clock());
       try {
         await store.setZone(ZONE_SITE, "Europe/Berlin");
-        await store.insert(berlinEvents());
+        await store.insert(columnsOf(berlinEvents()));
         const berlin = { zone: "Europe/Berlin", from: "2026-03-28", to: "2026-03-30" };
         const utc = { zone: "UTC", from: "2026-03-28", to: "2026-03-30" };
         const byHand = async () => ({
@@ -880,7 +891,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
       try {
         const events: StoredEvent[] = [];
         const insert = async (batch: StoredEvent[]) => {
-          await store.insert(batch);
+          await store.insert(columnsOf(batch));
           events.push(...batch);
         };
         // Every row only: paging does not depend on the zone, and the other cases page. In
@@ -926,7 +937,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
             visitor: () => pick(next, visitors),
             mixed,
           }).map((event) => ({ ...event, websiteId: ATTRIBUTE_SITE }));
-          await store.insert(batch);
+          await store.insert(columnsOf(batch));
           events.push(...batch);
         };
         // Every dimension the visits hold, each operator, two at once, and no match.
@@ -968,7 +979,7 @@ export function describeWriteContract(engine: EventStoreUnderTest): void {
       try {
         const events: StoredEvent[] = [];
         for (const batch of [fixtureEvents(FIXTURE_SITE), ...randomBatches(13, 6, 250)]) {
-          await store.insert(batch);
+          await store.insert(columnsOf(batch));
           events.push(...batch);
         }
         const sites = [FIXTURE_SITE, ...RANDOM_SITES];
@@ -1018,7 +1029,7 @@ export function describeSameRandomEvents(): void {
     before(async () => {
       for (const engine of AVAILABLE_EVENT_STORES) stores.set(engine, await openTestStore(engine, clock()));
       for (const batch of randomBatches(21, 9, 500)) {
-        await Promise.all([...stores.values()].map(({ store }) => store.insert(batch)));
+        await Promise.all([...stores.values()].map(({ store }) => store.insert(columnsOf(batch))));
         sent.push(...batch);
       }
       for (const [engine, { store }] of stores) {

@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DuckDbEventStore } from "../../src/storage/duckdb/duckdb-event-store.js";
+import { columnsOf } from "../../src/storage/event-columns.js";
 import type { StoredEvent } from "../../src/storage/ports.js";
 
 /** A pageview of a day no upkeep folds, with a long page, so the log fills fast. */
@@ -46,7 +47,7 @@ let step = 0;
 // Two steps short of the target: DuckDB checkpoints by itself past its threshold.
 while (size() + 2 * step < Number(target)) {
   const before = size();
-  await store.insert(Array.from({ length: 1_000 }, (_, i) => fillerEvent(written + i)));
+  await store.insert(columnsOf(Array.from({ length: 1_000 }, (_, i) => fillerEvent(written + i))));
   written += 1_000;
   step = Math.max(step, size() - before);
 }

@@ -15,10 +15,12 @@ import {
   type StatsQuery,
 } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE } from "../../stats/time-zone.js";
+import { isVisitFlag, kindOfFlag } from "../event-columns.js";
 import {
   EVENT_KIND_CODES,
   EVENT_KINDS,
   EVENT_TEXT_FIELDS,
+  type EventColumns,
   type EventStore,
   type ExportOptions,
   type StoredEvent,
@@ -110,12 +112,17 @@ export class ClickHouseEventStore implements EventStore {
     });
   }
 
-  insert(events: readonly StoredEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
+  insert(batch: EventColumns): Promise<void> {
+    if (batch.count === 0) return Promise.resolve();
+    const { websiteIds, times, visitors, flags } = batch;
+    // Each distinct text escaped once.
+    const texts = batch.texts.map((column) => ({ values: column.values.map(tsvValue), codes: column.codes }));
     let rows = "";
-    for (const event of events) {
-      rows += `${event.websiteId}\t${Math.floor(event.ts.getTime() / 1000)}\t${event.ts.toISOString().slice(0, 10)}\t${event.visitor}\t${EVENT_KIND_CODES[event.kind]}\t${event.isVisit ? 1 : 0}`;
-      for (const field of EVENT_TEXT_FIELDS) rows += `\t${tsvValue(event[field])}`;
+    for (let row = 0; row < batch.count; row++) {
+      const ms = times[row] as number;
+      const flag = flags[row] as number;
+      rows += `${websiteIds[row]}\t${Math.floor(ms / 1000)}\t${new Date(ms).toISOString().slice(0, 10)}\t${visitors[row]}\t${EVENT_KIND_CODES[kindOfFlag(flag)]}\t${isVisitFlag(flag) ? 1 : 0}`;
+      for (const text of texts) rows += `\t${text.values[text.codes[row] as number]}`;
       rows += "\n";
     }
     // One INSERT, acknowledged only once stored: synchronously on every shard it touches.

@@ -32,8 +32,15 @@ import type {
   StatsQuery,
 } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
+import { isVisitFlag, kindOfFlag, textColumn } from "../event-columns.js";
 import type { EngineOptions } from "../event-engine.js";
-import { EVENT_KIND_CODES, type EventStore, type ExportOptions, type StoredEvent } from "../ports.js";
+import {
+  EVENT_KIND_CODES,
+  type EventColumns,
+  type EventStore,
+  type ExportOptions,
+  type StoredEvent,
+} from "../ports.js";
 import {
   changedEventsSql,
   changedVisitsStatements,
@@ -352,18 +359,18 @@ export class DuckDbEventStore implements EventStore {
     });
   }
 
-  insert(events: readonly StoredEvent[]): Promise<void> {
-    if (events.length === 0) return Promise.resolve();
-    return this.translated(this.serialised(() => this.insertBatch(events)));
+  insert(batch: EventColumns): Promise<void> {
+    if (batch.count === 0) return Promise.resolve();
+    return this.translated(this.serialised(() => this.insertBatch(batch)));
   }
 
-  private async insertBatch(events: readonly StoredEvent[]): Promise<void> {
+  private async insertBatch(batch: EventColumns): Promise<void> {
     this.numbered ??= await this.loadNumbered();
     const zones = await this.zones();
     const { geoCodes: knownCodes, places, texts } = this.numbered;
-    const placeNumbers = numberPlaces(events, places);
+    const placeNumbers = numberPlaces(batch, places);
     const textColumns = NUMBERED_TEXT.map((field, index) =>
-      textNumbers(events, READ_TEXT[field], texts[index] as StringNumbers),
+      textNumbers(textColumn(batch, field), texts[index] as StringNumbers),
     );
     const newPlaces = places.takeAdded();
     const newTexts = texts.map((numbers) => numbers.takeAdded());
@@ -371,13 +378,13 @@ export class DuckDbEventStore implements EventStore {
     const added: string[] = [];
     try {
       await this.inTransaction(async () => {
-        const numbered = await numberVisitors(this.writer, events, (websiteId, ms) =>
+        const numbered = await numberVisitors(this.writer, batch, (websiteId, ms) =>
           zoneRule(zones.get(websiteId) ?? DEFAULT_TIME_ZONE).dayOf(ms),
         );
         await appendColumns(
           await this.writer.createAppender("events"),
           EVENT_TYPES,
-          eventColumns(events, numbered.visitors, textColumns, placeNumbers, await this.currentRound()),
+          eventColumns(batch, numbered.visitors, textColumns, placeNumbers, await this.currentRound()),
         );
         if (newPlaces.length > 0) {
           await appendColumns(await this.writer.createAppender("places"), NUMBERED_TYPES, [
@@ -395,7 +402,7 @@ export class DuckDbEventStore implements EventStore {
             newTextRows.map((row) => row.text),
           ]);
         }
-        for (const [code, names] of newGeoNames(events, knownCodes)) {
+        for (const [code, names] of newGeoNames(batch, knownCodes)) {
           await this.writer.run("INSERT INTO geo_names VALUES ($1, $2, $3)", [
             code,
             names.country,
@@ -1187,75 +1194,60 @@ export class DuckDbEventStore implements EventStore {
 
 /** The events table's columns, in its order (EVENT_TYPES): the text and places already numbered. */
 function eventColumns(
-  events: readonly StoredEvent[],
+  batch: EventColumns,
   visitors: Uint32Array<ArrayBuffer>,
   texts: readonly Column[],
   places: Uint32Array<ArrayBuffer>,
   round: number,
 ): Column[] {
+  const { count, flags, times } = batch;
   return [
-    Int32Array.from(events, (event) => event.websiteId),
-    int64Column(events.length, (row) => Math.floor((events[row] as StoredEvent).ts.getTime() / 1000)),
+    batch.websiteIds,
+    int64Column(count, (row) => Math.floor((times[row] as number) / 1000)),
     visitors,
-    Uint8Array.from(events, (event) => EVENT_KIND_CODES[event.kind]),
-    Uint8Array.from(events, (event) => (event.isVisit ? 1 : 0)),
+    flags.map((flag) => EVENT_KIND_CODES[kindOfFlag(flag)]),
+    flags.map((flag) => (isVisitFlag(flag) ? 1 : 0)),
     ...texts,
     places,
-    new Uint32Array(events.length).fill(round),
+    new Uint32Array(count).fill(round),
   ];
 }
 
-/**
- * Each numbered field read by a function of its own: `event[field]` over nine fields is a
- * megamorphic load, and with the numbering it took a tenth of the main thread's time
- * during an import.
- */
-const READ_TEXT: { readonly [F in (typeof NUMBERED_TEXT)[number]]: (event: StoredEvent) => string } = {
-  page: (event) => event.page,
-  referrer: (event) => event.referrer,
-  campaign: (event) => event.campaign,
-  browser: (event) => event.browser,
-  os: (event) => event.os,
-  device: (event) => event.device,
-  resolution: (event) => event.resolution,
-  language: (event) => event.language,
-  event: (event) => event.event,
-};
-
-/** One field's numbers; a value equal to the previous event's is not looked up again (runs are common). */
+/** A text column's numbers: each distinct value looked up once. */
 function textNumbers(
-  events: readonly StoredEvent[],
-  read: (event: StoredEvent) => string,
+  column: EventColumns["texts"][number],
   numbers: StringNumbers,
 ): Uint32Array<ArrayBuffer> {
-  const column = new Uint32Array(events.length);
-  let last: string | null = null;
-  let lastNumber = 0;
-  for (let row = 0; row < events.length; row++) {
-    const value = read(events[row] as StoredEvent);
-    if (value !== last) {
-      last = value;
-      lastNumber = numbers.numberOf(value);
-    }
-    column[row] = lastNumber;
-  }
-  return column;
+  const numberOfCode = Uint32Array.from(column.values, (value) => numbers.numberOf(value));
+  return column.codes.map((code) => numberOfCode[code] as number);
 }
 
 /** Each event's place number, numbering new city values; 0 when nothing is known of where it came from. */
-function numberPlaces(events: readonly StoredEvent[], places: StringNumbers): Uint32Array<ArrayBuffer> {
-  const numbers = new Uint32Array(events.length);
-  events.forEach((event, row) => {
-    const geo = geoKey(event);
-    if (geo !== "") numbers[row] = places.numberOf(geo);
-  });
+function numberPlaces(batch: EventColumns, places: StringNumbers): Uint32Array<ArrayBuffer> {
+  const countries = textColumn(batch, "country");
+  const cities = textColumn(batch, "city");
+  const numbers = new Uint32Array(batch.count);
+  // Keyed by the pair of codes: a batch has few distinct places.
+  const numberOfPair = new Map<number, number>();
+  for (let row = 0; row < batch.count; row++) {
+    const country = countries.codes[row] as number;
+    const city = cities.codes[row] as number;
+    const pair = country * cities.values.length + city;
+    let number = numberOfPair.get(pair);
+    if (number === undefined) {
+      const geo = geoKey(countries.values[country] as string, cities.values[city] as string);
+      number = geo === "" ? 0 : places.numberOf(geo);
+      numberOfPair.set(pair, number);
+    }
+    numbers[row] = number;
+  }
   return numbers;
 }
 
 /** `US:Boston`; `US:` when only the country is known; "" when nothing is. */
-function geoKey(event: StoredEvent): string {
-  if (event.country === "") return "";
-  return event.city !== "" ? event.city : `${countryCode(event.country)}:`;
+function geoKey(country: string, city: string): string {
+  if (country === "") return "";
+  return city !== "" ? city : `${countryCode(country)}:`;
 }
 
 /** `US` of `US:United States`. */
@@ -1266,15 +1258,22 @@ function countryCode(country: string): string {
 
 /** The country and continent values of each country code in the batch not `known` yet, as the pipeline made them. */
 function newGeoNames(
-  events: readonly StoredEvent[],
+  batch: EventColumns,
   known: ReadonlySet<string>,
 ): Map<string, { country: string; continent: string }> {
+  const countries = textColumn(batch, "country");
+  const continents = textColumn(batch, "continent");
   const names = new Map<string, { country: string; continent: string }>();
-  for (const event of events) {
-    const country = event.country;
+  const seen = new Uint8Array(countries.values.length);
+  for (let row = 0; row < batch.count; row++) {
+    const code = countries.codes[row] as number;
+    if (seen[code]) continue;
+    seen[code] = 1;
+    const country = countries.values[code] as string;
     if (country === "") continue;
-    const code = countryCode(country);
-    if (!known.has(code) && !names.has(code)) names.set(code, { country, continent: event.continent });
+    const key = countryCode(country);
+    const continent = continents.values[continents.codes[row] as number] as string;
+    if (!known.has(key) && !names.has(key)) names.set(key, { country, continent });
   }
   return names;
 }

@@ -12,7 +12,8 @@ import type {
   StatsPage,
   StatsQuery,
 } from "../../stats/stats-query.js";
-import type { EventStore, ExportOptions, StoredEvent } from "../ports.js";
+import { fromColumns } from "../event-columns.js";
+import type { EventColumns, EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
   daysQueryToWire,
   eventFromWire,
@@ -44,8 +45,8 @@ export class RemoteEventStore implements EventStore {
   /** The server migrated its store when it started. */
   async migrate(): Promise<void> {}
 
-  async insert(events: readonly StoredEvent[]): Promise<void> {
-    await this.call("insert", [events.map(eventToWire)]);
+  async insert(batch: EventColumns): Promise<void> {
+    await this.call("insert", [fromColumns(batch).map(eventToWire)]);
   }
 
   async queryStat(query: StatsQuery): Promise<StatsPage> {

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import type { RealtimeQuery } from "../../stats/stats-query.js";
+import { columnsOf } from "../event-columns.js";
 import type { Closable } from "../event-engine.js";
 import type { EventStore } from "../ports.js";
 import {
@@ -87,7 +88,7 @@ async function call(store: EventStore, method: RemoteMethod, args: unknown[]): P
   const id = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
   switch (method) {
     case "insert":
-      return store.insert((args[0] as WireEvent[]).map(eventFromWire));
+      return store.insert(columnsOf((args[0] as WireEvent[]).map(eventFromWire)));
     case "queryStat":
       return store.queryStat(queryFromWire(args[0] as WireQuery));
     case "queryDays":

@@ -9,7 +9,7 @@
 
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DATE, INTEGER, UBIGINT, UINTEGER } from "@duckdb/node-api";
-import type { StoredEvent } from "../ports.js";
+import type { EventColumns } from "../ports.js";
 import { appendColumns } from "./column-appender.js";
 
 /**
@@ -61,35 +61,37 @@ export interface NumberedBatch {
  */
 export async function numberVisitors(
   connection: DuckDBConnection,
-  events: readonly StoredEvent[],
+  batch: EventColumns,
   dayOf: (websiteId: number, ms: number) => number,
 ): Promise<NumberedBatch> {
   // Distinct (website, day, hash) of the batch, and each event's place among them.
   const slotOf = new Map<number, Map<bigint, number>>(); // key: website * 2^20 + day
-  const slots = new Uint32Array(events.length);
+  const slots = new Uint32Array(batch.count);
   const websiteIds: number[] = [];
   const dayNumbers: number[] = [];
   const hashes: bigint[] = [];
   const days: { websiteId: number; day: number }[] = [];
-  events.forEach((event, index) => {
-    const day = dayOf(event.websiteId, event.ts.getTime());
-    const key = event.websiteId * 1_048_576 + day;
+  for (let index = 0; index < batch.count; index++) {
+    const websiteId = batch.websiteIds[index] as number;
+    const visitor = batch.visitors[index] as bigint;
+    const day = dayOf(websiteId, batch.times[index] as number);
+    const key = websiteId * 1_048_576 + day;
     let group = slotOf.get(key);
     if (!group) {
       group = new Map();
       slotOf.set(key, group);
-      days.push({ websiteId: event.websiteId, day });
+      days.push({ websiteId, day });
     }
-    let slot = group.get(event.visitor);
+    let slot = group.get(visitor);
     if (slot === undefined) {
       slot = hashes.length;
-      group.set(event.visitor, slot);
-      websiteIds.push(event.websiteId);
+      group.set(visitor, slot);
+      websiteIds.push(websiteId);
       dayNumbers.push(day);
-      hashes.push(event.visitor);
+      hashes.push(visitor);
     }
     slots[index] = slot;
-  });
+  }
   const websiteColumn = Int32Array.from(websiteIds);
   const dayColumn = Int32Array.from(dayNumbers);
   await connection.run(BATCH_VISITORS_SQL);

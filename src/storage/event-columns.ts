@@ -1,28 +1,34 @@
-// Enriched events as columns, to hand a batch from one thread to another cheaply: numbers
-// in typed arrays, whose buffers are transferred rather than copied, and each text field as
+// Building and reading EventColumns, the batches the stores insert (ports.ts): numbers in
+// typed arrays, whose buffers move between threads without a copy, and each text field as
 // its distinct values plus one code per event, so a message copies each distinct string
 // once (a batch of 10,000 imported events has a few hundred pages, a few dozen browsers)
-// instead of 10,000 objects of 17 fields.
+// instead of 10,000 objects of 17 fields, and a store numbers each distinct value once.
+// An import's batch stays columns from its thread to the store: made into objects again on
+// the main thread, it was 20-25 MiB of that thread's heap at an import's peak and 1.2-1.4
+// µs of its CPU an event (bench/RESULTS.md, "An import's batch kept as columns").
 
-import { EVENT_TEXT_FIELDS, type StoredEvent } from "../storage/ports.js";
+import { EVENT_TEXT_FIELDS, type EventColumns, type EventKind, type StoredEvent } from "./ports.js";
 
 type TextField = (typeof EVENT_TEXT_FIELDS)[number];
-
-export interface EventColumns {
-  count: number;
-  websiteIds: Int32Array<ArrayBuffer>;
-  /** Milliseconds since the epoch. */
-  times: Float64Array<ArrayBuffer>;
-  visitors: BigUint64Array<ArrayBuffer>;
-  /** Bit 0: a custom event (else a pageview); bit 1: the start of a visit. */
-  flags: Uint8Array<ArrayBuffer>;
-  /** Per text field, in EVENT_TEXT_FIELDS order. */
-  texts: { values: string[]; codes: Uint32Array<ArrayBuffer> }[];
-}
 
 const CUSTOM_EVENT = 1;
 const VISIT = 2;
 const ENGAGEMENT = 4;
+
+/** The kind of the event with `flag` (a value of EventColumns.flags). */
+export function kindOfFlag(flag: number): EventKind {
+  return flag & CUSTOM_EVENT ? "event" : flag & ENGAGEMENT ? "engagement" : "pageview";
+}
+
+/** Whether the event with `flag` starts a visit. */
+export function isVisitFlag(flag: number): boolean {
+  return (flag & VISIT) !== 0;
+}
+
+/** The text column of `field`. */
+export function textColumn(columns: EventColumns, field: TextField): EventColumns["texts"][number] {
+  return columns.texts[EVENT_TEXT_FIELDS.indexOf(field)] as EventColumns["texts"][number];
+}
 
 /**
  * Columns filled an event at a time (up to `capacity`), so a batch's events need not all
@@ -94,6 +100,13 @@ export class EventColumnsBuilder {
   }
 }
 
+/** `events` as columns (what the stores' insert takes). */
+export function columnsOf(events: readonly StoredEvent[]): EventColumns {
+  const builder = new EventColumnsBuilder(events.length);
+  for (const event of events) builder.add(event);
+  return builder.build().columns;
+}
+
 /** The events of `columns`, in order. */
 export function fromColumns(columns: EventColumns): StoredEvent[] {
   const { count, websiteIds, times, visitors, flags, texts } = columns;
@@ -109,8 +122,8 @@ export function fromColumns(columns: EventColumns): StoredEvent[] {
       websiteId: websiteIds[i] as number,
       ts: new Date(times[i] as number),
       visitor: visitors[i] as bigint,
-      kind: flag & CUSTOM_EVENT ? "event" : flag & ENGAGEMENT ? "engagement" : "pageview",
-      isVisit: (flag & VISIT) !== 0,
+      kind: kindOfFlag(flag),
+      isVisit: isVisitFlag(flag),
       page: text(0, i),
       referrer: text(1, i),
       campaign: text(2, i),
