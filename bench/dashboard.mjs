@@ -12,9 +12,13 @@
 // `--live N`: N events a second written into today meanwhile (POST /api/v1/events, five
 // requests a second, from the first upkeep round to the last run), as on a live site, so
 // that every view also counts what was written since today's counts and visits were kept.
+// `--live-via collect`: the N events a second as hits to POST /api/event instead, one
+// request each, as a live site's visitors send them: the server's write buffer stores them
+// about once a second, where each import request is a write of its own.
 //
 //   node bench/dashboard.mjs --data-dir DIR --from 2026-10-23 --to 2026-11-21 \
 //     [--runs 5] [--filters "country==US|page==/pricing"] [--server-cpu 1] [--today] [--live 500]
+//     [--live-via import|collect]
 
 import fs from "node:fs";
 import http from "node:http";
@@ -22,7 +26,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { startProduct, stop } from "./processes.mjs";
-import { createTraffic, toImportEvent } from "./traffic.mjs";
+import { createTraffic, toCollectRequest, toImportEvent } from "./traffic.mjs";
 
 const { values: options } = parseArgs({
   options: {
@@ -38,6 +42,7 @@ const { values: options } = parseArgs({
     "server-cpu": { type: "string", default: "1" },
     today: { type: "boolean", default: false },
     live: { type: "string", default: "0" },
+    "live-via": { type: "string", default: "import" },
   },
 });
 for (const required of ["data-dir", "from", "to"]) {
@@ -47,6 +52,10 @@ for (const required of ["data-dir", "from", "to"]) {
     );
     process.exit(2);
   }
+}
+if (!["import", "collect"].includes(options["live-via"])) {
+  console.error("--live-via is import or collect");
+  process.exit(2);
 }
 const dataDir = path.resolve(options["data-dir"]);
 const key = fs.readFileSync(path.join(dataDir, "api-key"), "utf8").trim();
@@ -105,7 +114,10 @@ try {
       body: body ? JSON.stringify(body) : undefined,
     }).then((response) => response.json());
   const website = (await api("GET", "/api/v1/websites/1")).data;
-  live = writeLive(server.url, website.domain, Number(options.live));
+  live =
+    options["live-via"] === "collect"
+      ? collectLive(server.url, website.domain, Number(options.live))
+      : writeLive(server.url, website.domain, Number(options.live));
   if (options.today) await new Promise((resolve) => setTimeout(resolve, 12_000)); // two upkeep rounds
   if (website.privacy !== 0) await api("PUT", "/api/v1/websites/1", { privacy: 0 });
   const range = `from=${options.from}&to=${options.to}`;
@@ -145,6 +157,7 @@ try {
       to: options.to,
       runs,
       liveEventsPerSecond: Number(options.live),
+      liveVia: options["live-via"],
       cssGzipBytes: css.body.length,
       firstLoadGzipBytes: firstLoad,
       results,
@@ -196,6 +209,39 @@ function writeLive(url, domain, perSecond) {
     });
     request.end(body);
   }, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      liveAgent.destroy();
+      return counts;
+    },
+  };
+}
+
+/**
+ * Sends `perSecond` hits of today's traffic to POST /api/event, one request each, evenly
+ * spread; stop() ends it and says how many were accepted (202) and how many failed.
+ */
+function collectLive(url, domain, perSecond) {
+  if (!(perSecond > 0)) return null;
+  const traffic = createTraffic({ seed: 7, domain });
+  const liveAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const counts = { accepted: 0, failed: 0 };
+  const target = new URL("/api/event", url);
+  const timer = setInterval(() => {
+    const { body, headers } = toCollectRequest(traffic.next());
+    const request = http.request(target, { agent: liveAgent, method: "POST", headers }, (response) => {
+      response.resume();
+      response.on("end", () => {
+        if (response.statusCode === 202) counts.accepted += 1;
+        else counts.failed += 1;
+      });
+    });
+    request.on("error", () => {
+      counts.failed += 1;
+    });
+    request.end(body);
+  }, 1000 / perSecond);
   return {
     stop() {
       clearInterval(timer);
