@@ -186,29 +186,67 @@ function statCountsSql(
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
   // took 271 ms on one core against 318 ms with a group per day).
   const day = perDay || stat.measure === "visitors" || stat.dimension === "day" ? time.day : "NULL";
-  const dimension: Dimension = stat.dimension;
-  const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension);
-  let key = `e.${dimension}`; // a column of `events`, named by the catalog only
-  let value = "NULL";
-  let join = "";
-  let naming = "";
+  const { key, value, field, join, naming } = statKeySql(stat, time, few, events);
   // The grouped day as a DATE (a local day is grouped as a whole number).
   const date = day === "NULL" ? "CAST(NULL AS DATE)" : `CAST(${time.date("day")} AS DATE)`;
-  if (dimension === "day") [key, value] = ["NULL", `strftime(${date}, '%Y-%m-%d')`];
-  else if (dimension === "hour") [key, value] = [time.hour, "lpad(CAST(k AS VARCHAR), 2, '0')"];
-  else if (field < 0 && few) {
-    // A table of events other than `events` holds their places' names (keptChangesSql).
-    [key, value] = [`coalesce(${events === "events" ? "p" : "e"}.${dimension}, '')`, "k"];
-    if (events === "events") join = " LEFT JOIN place_names p ON p.id = e.place";
-  } else if (field < 0) {
-    [key, value] = ["coalesce(p.k, 0)", `coalesce(n.${dimension}, '')`];
-    join = ` LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = e.place`;
-    naming = " LEFT JOIN place_names n ON n.id = k";
-  }
-  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value} AS VARCHAR) AS value,
+  return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value("k", date)} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
       FROM ${events} e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
+}
+
+/**
+ * What statCountsSql groups a statistic's events by (`key`, over events `e`), and the value
+ * it names a group with, given the grouped key and day (`value`): a numbered field's number
+ * (`field` its index in NUMBERED_TEXT, named later by namedSql; -1 for the others), the
+ * hour, the day, or a place's name (by number, or by name when `few` events with their
+ * places' names are read, as keptChangesSql reads them).
+ */
+function statKeySql(
+  stat: StatDefinition,
+  time: TimeSql,
+  few: boolean,
+  events: string,
+): {
+  key: string;
+  value: (key: string, date: string) => string;
+  field: number;
+  join: string;
+  naming: string;
+} {
+  const dimension: Dimension = stat.dimension;
+  const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension);
+  if (dimension === "day")
+    return { key: "NULL", value: (_, date) => `strftime(${date}, '%Y-%m-%d')`, field, join: "", naming: "" };
+  if (dimension === "hour")
+    return {
+      key: time.hour,
+      value: (k) => `lpad(CAST(${k} AS VARCHAR), 2, '0')`,
+      field,
+      join: "",
+      naming: "",
+    };
+  if (field < 0 && few) {
+    // A table of events other than `events` holds their places' names (keptChangesSql).
+    const join = events === "events" ? " LEFT JOIN place_names p ON p.id = e.place" : "";
+    return {
+      key: `coalesce(${events === "events" ? "p" : "e"}.${dimension}, '')`,
+      value: (k) => k,
+      field,
+      join,
+      naming: "",
+    };
+  }
+  if (field < 0)
+    return {
+      key: "coalesce(p.k, 0)",
+      value: () => `coalesce(n.${dimension}, '')`,
+      field,
+      join: ` LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = e.place`,
+      naming: " LEFT JOIN place_names n ON n.id = k",
+    };
+  // a column of `events`, named by the catalog only
+  return { key: `e.${dimension}`, value: () => "NULL", field, join: "", naming: "" };
 }
 
 /** How statCountsSql counts, where not as the statistic does over the events table. */
@@ -518,22 +556,62 @@ export function keptDayStatements(
  */
 function keptChangesSql(website: WebsiteRef, zone: string, day: string, round: string): string {
   const time = dayTime(zone, day);
-  const arms = STATS.map((stat) => {
-    if (stat.rows === "visits")
-      return `${visitStatSql(stat, "SELECT * FROM changed_visits", time.date)}
+  const visitArms = STATS.filter((stat) => stat.rows === "visits").map(
+    (stat) => `${visitStatSql(stat, "SELECT * FROM changed_visits", time.date)}
         UNION ALL SELECT website_id, stat, day, value, field, number, -count AS count
-        FROM (${visitStatSql(stat, "SELECT * FROM kept_visits", (column) => column)})`;
-    if (stat.measure === "rows")
-      return statCountsSql(stat, `e.round > ${round}`, time, { few: true, events: "changed_events" });
-    const count = `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`;
-    return statCountsSql(stat, "true", time, { few: true, count, events: "changed_events" });
-  });
+        FROM (${visitStatSql(stat, "SELECT * FROM kept_visits", (column) => column)})`,
+  );
+  const counted = (measure: "rows" | "visitors") =>
+    STATS.filter((stat) => stat.rows !== "visits" && stat.measure === measure);
+  const arms = [
+    eventFamilySql(counted("rows"), `e.round > ${round}`, "count(*)", time),
+    eventFamilySql(
+      counted("visitors"),
+      "true",
+      `count(DISTINCT e.visitor) - count(DISTINCT e.visitor) FILTER (e.round <= ${round})`,
+      time,
+    ),
+    ...visitArms,
+  ];
   // The places named once for the three statistics of places.
   return `WITH changed_events AS MATERIALIZED (SELECT e.*, p.city, p.country, p.continent
         FROM events e LEFT JOIN place_names p ON p.id = e.place WHERE ${changedEventsSql(website, zone, day)}),
       changed_visits AS MATERIALIZED (${visitRowsSql("true", time, true, null, false, "changed_events")}),
       kept_visits AS MATERIALIZED (${keptVisitsSql(website, day)})
     ${arms.join(" UNION ALL ")}`;
+}
+
+/**
+ * statCountsSql's rows of several statistics of events counted alike (`count` where
+ * `where`), over the few changed events of keptChangesSql (with their places' names), in
+ * one grouping: each event gives a row per statistic whose rows it is (ROW_FILTERS), keyed
+ * as statCountsSql keys it (statKeySql). An arm per statistic cost DuckDB about 2-3 ms each
+ * whatever it read (bench/RESULTS.md, "An import's batch kept as columns").
+ */
+function eventFamilySql(
+  stats: readonly StatDefinition[],
+  where: string,
+  count: string,
+  time: TimeSql,
+): string {
+  const keys = stats.map((stat) => ({ stat, ...statKeySql(stat, time, true, "changed_events") }));
+  // A key is a number (a numbered field's, the hour), a name (a place's), or none (the day).
+  const kind = (key: (typeof keys)[number]) =>
+    key.key === "NULL" ? "none" : key.field >= 0 || key.stat.dimension === "hour" ? "number" : "name";
+  const entries = keys.map((key) => {
+    const number = kind(key) === "number" ? key.key : "NULL";
+    const name = kind(key) === "name" ? key.key : "NULL";
+    return `CASE WHEN ${ROW_FILTERS[key.stat.rows as Exclude<RowFilter, "visits">]} THEN {'stat': CAST(${key.stat.id} AS UTINYINT), 'number': CAST(${number} AS UINTEGER), 'name': CAST(${name} AS VARCHAR)} END`;
+  });
+  const date = `CAST(${time.date("day")} AS DATE)`;
+  const byStat = (part: (key: (typeof keys)[number]) => string) =>
+    `CASE u.stat ${keys.map((key) => `WHEN ${key.stat.id} THEN ${part(key)}`).join(" ")} END`;
+  return `SELECT website_id, u.stat AS stat, ${date} AS day,
+      CAST(${byStat((key) => key.value(kind(key) === "number" ? "u.number" : "u.name", date))} AS VARCHAR) AS value,
+      CAST(${byStat((key) => (key.field >= 0 ? String(key.field) : "NULL"))} AS UTINYINT) AS field,
+      CAST(${byStat((key) => (key.field >= 0 ? "u.number" : "NULL"))} AS UINTEGER) AS number, count
+    FROM (SELECT e.website_id, ${time.day} AS day, u, ${count} AS count
+      FROM changed_events e, UNNEST([${entries.join(", ")}]) AS t(u) WHERE u IS NOT NULL AND ${where} GROUP BY ALL)`;
 }
 
 /**
