@@ -552,7 +552,8 @@ export function keptDayStatements(
  * visitors written since, read and their visits found once for every statistic (DuckDB
  * spends about a millisecond on each join, grouping and window of a statement whatever it
  * reads: the 23 statistics' changes one by one took 71-76 ms for 25 events of 20 visitors
- * at 10M events, 25-34 ms this way).
+ * at 10M events, 25-34 ms this way). The statistics of events are counted in two groupings
+ * (eventFamilySql), the visit statistics an arm each.
  */
 function keptChangesSql(website: WebsiteRef, zone: string, day: string, round: string): string {
   const time = dayTime(zone, day);
@@ -585,8 +586,9 @@ function keptChangesSql(website: WebsiteRef, zone: string, day: string, round: s
  * statCountsSql's rows of several statistics of events counted alike (`count` where
  * `where`), over the few changed events of keptChangesSql (with their places' names), in
  * one grouping: each event gives a row per statistic whose rows it is (ROW_FILTERS), keyed
- * as statCountsSql keys it (statKeySql). An arm per statistic cost DuckDB about 2-3 ms each
- * whatever it read (bench/RESULTS.md, "An import's batch kept as columns").
+ * as statCountsSql keys it (statKeySql). An arm per statistic cost DuckDB 1-2.5 ms each
+ * whatever it read: the whole set's statement took 50-53 ms that way, 37-38 ms this way
+ * (bench/RESULTS.md, "An import's batch kept as columns").
  */
 function eventFamilySql(
   stats: readonly StatDefinition[],
