@@ -174,24 +174,39 @@ try {
 }
 
 /**
+ * Calls `send(agent, counts)` every `ms` milliseconds, on one keep-alive connection, for
+ * it to send a request and count what was accepted and what failed; stop() ends it and
+ * gives the counts.
+ */
+function repeatedly(ms, send) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const counts = { accepted: 0, failed: 0 };
+  const timer = setInterval(() => send(agent, counts), ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      agent.destroy();
+      return counts;
+    },
+  };
+}
+
+/**
  * Writes `perSecond` events of today's traffic into website 1 in five requests a second,
  * each event stamped with the moment it is sent; stop() ends it and says how many went in.
  */
 function writeLive(url, domain, perSecond) {
   if (!(perSecond > 0)) return null;
   const traffic = createTraffic({ seed: 7, domain });
-  const liveAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const counts = { accepted: 0, failed: 0 };
   const target = new URL("/api/v1/events", url);
-  const timer = setInterval(() => {
+  return repeatedly(200, (agent, counts) => {
     const events = Array.from({ length: Math.ceil(perSecond / 5) }, () =>
       toImportEvent(traffic.next(), 1, Date.now()),
     );
-    const body = JSON.stringify({ events });
     const request = http.request(
       target,
       {
-        agent: liveAgent,
+        agent,
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       },
@@ -207,15 +222,8 @@ function writeLive(url, domain, perSecond) {
     request.on("error", () => {
       counts.failed += 1;
     });
-    request.end(body);
-  }, 200);
-  return {
-    stop() {
-      clearInterval(timer);
-      liveAgent.destroy();
-      return counts;
-    },
-  };
+    request.end(JSON.stringify({ events }));
+  });
 }
 
 /**
@@ -225,12 +233,10 @@ function writeLive(url, domain, perSecond) {
 function collectLive(url, domain, perSecond) {
   if (!(perSecond > 0)) return null;
   const traffic = createTraffic({ seed: 7, domain });
-  const liveAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const counts = { accepted: 0, failed: 0 };
   const target = new URL("/api/event", url);
-  const timer = setInterval(() => {
+  return repeatedly(1000 / perSecond, (agent, counts) => {
     const { body, headers } = toCollectRequest(traffic.next());
-    const request = http.request(target, { agent: liveAgent, method: "POST", headers }, (response) => {
+    const request = http.request(target, { agent, method: "POST", headers }, (response) => {
       response.resume();
       response.on("end", () => {
         if (response.statusCode === 202) counts.accepted += 1;
@@ -241,12 +247,5 @@ function collectLive(url, domain, perSecond) {
       counts.failed += 1;
     });
     request.end(body);
-  }, 1000 / perSecond);
-  return {
-    stop() {
-      clearInterval(timer);
-      liveAgent.destroy();
-      return counts;
-    },
-  };
+  });
 }
