@@ -7,7 +7,13 @@
 // the main thread, it was 20-25 MiB of that thread's heap at an import's peak and 1.2-1.4
 // µs of its CPU an event (bench/RESULTS.md, "An import's batch kept as columns").
 
-import { EVENT_TEXT_FIELDS, type EventColumns, type EventKind, type StoredEvent } from "./ports.js";
+import {
+  EVENT_KIND_CODES,
+  EVENT_TEXT_FIELDS,
+  type EventColumns,
+  type EventKind,
+  type StoredEvent,
+} from "./ports.js";
 
 type TextField = (typeof EVENT_TEXT_FIELDS)[number];
 
@@ -18,6 +24,11 @@ const ENGAGEMENT = 4;
 /** The kind of the event with `flag` (a value of EventColumns.flags). */
 export function kindOfFlag(flag: number): EventKind {
   return flag & CUSTOM_EVENT ? "event" : flag & ENGAGEMENT ? "engagement" : "pageview";
+}
+
+/** The stores' number of the kind of the event with `flag` (EVENT_KIND_CODES). */
+export function kindCodeOfFlag(flag: number): number {
+  return EVENT_KIND_CODES[kindOfFlag(flag)];
 }
 
 /** Whether the event with `flag` starts a visit. */

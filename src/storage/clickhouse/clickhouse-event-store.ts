@@ -15,9 +15,8 @@ import {
   type StatsQuery,
 } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE } from "../../stats/time-zone.js";
-import { isVisitFlag, kindOfFlag } from "../event-columns.js";
+import { isVisitFlag, kindCodeOfFlag } from "../event-columns.js";
 import {
-  EVENT_KIND_CODES,
   EVENT_KINDS,
   EVENT_TEXT_FIELDS,
   type EventColumns,
@@ -121,7 +120,7 @@ export class ClickHouseEventStore implements EventStore {
     for (let row = 0; row < batch.count; row++) {
       const ms = times[row] as number;
       const flag = flags[row] as number;
-      rows += `${websiteIds[row]}\t${Math.floor(ms / 1000)}\t${new Date(ms).toISOString().slice(0, 10)}\t${visitors[row]}\t${EVENT_KIND_CODES[kindOfFlag(flag)]}\t${isVisitFlag(flag) ? 1 : 0}`;
+      rows += `${websiteIds[row]}\t${Math.floor(ms / 1000)}\t${new Date(ms).toISOString().slice(0, 10)}\t${visitors[row]}\t${kindCodeOfFlag(flag)}\t${isVisitFlag(flag) ? 1 : 0}`;
       for (const text of texts) rows += `\t${text.values[text.codes[row] as number]}`;
       rows += "\n";
     }

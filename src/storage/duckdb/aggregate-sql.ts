@@ -162,23 +162,13 @@ function oneDayTime(zone: string, day: string, start: number, end: number): Time
  * country or continent by a number per name (placeKeysSql), named through place_names once
  * grouped, the hour by its number, the day by the group's day. `filters` (conditions on `e`)
  * keep the events they hold for, or for a visit statistic the visits with such an event.
- * Options (CountOptions): `perDay`, whether rows are counted per day; `few`: `where`
- * selects few events (the changed visitors' of the kept days alone), whose places are named
- * before they are grouped, which spares numbering every place by name (with today open and
- * kept at 10M events, the country's statement took 23-24 ms against 27-32); `count`, the
- * aggregate counted, if not the statistic's own.
+ * Options (CountOptions): `perDay`, whether rows are counted per day.
  */
 function statCountsSql(
   stat: StatDefinition,
   where: string,
   time: TimeSql,
-  {
-    perDay = true,
-    filters = null,
-    few = false,
-    count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)",
-    events = "events",
-  }: CountOptions = {},
+  { perDay = true, filters = null }: CountOptions = {},
 ): string {
   if (stat.rows === "visits") return visitCountsSql(stat, where, time, filters);
   if (filters !== null) where = `${where} AND ${filters}`;
@@ -186,27 +176,30 @@ function statCountsSql(
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
   // took 271 ms on one core against 318 ms with a group per day).
   const day = perDay || stat.measure === "visitors" || stat.dimension === "day" ? time.day : "NULL";
-  const { key, value, field, join, naming } = statKeySql(stat, time, few, events);
+  const { key, value, field, join, naming } = statKeySql(stat, time, false);
+  const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
   // The grouped day as a DATE (a local day is grouped as a whole number).
   const date = day === "NULL" ? "CAST(NULL AS DATE)" : `CAST(${time.date("day")} AS DATE)`;
   return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value("k", date)} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
-      FROM ${events} e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
+      FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
 }
 
 /**
  * What statCountsSql groups a statistic's events by (`key`, over events `e`), and the value
  * it names a group with, given the grouped key and day (`value`): a numbered field's number
  * (`field` its index in NUMBERED_TEXT, named later by namedSql; -1 for the others), the
- * hour, the day, or a place's name (by number, or by name when `few` events with their
- * places' names are read, as keptChangesSql reads them).
+ * hour, the day, or a place's name: by a number per name, or by the name itself when the
+ * events `e` hold their places' names (`namedPlaces`: keptChangesSql's few changed events,
+ * whose places are named before they are grouped, which spares numbering every place by
+ * name: with today open and kept at 10M events, the country's changes took 23-24 ms
+ * against 27-32).
  */
 function statKeySql(
   stat: StatDefinition,
   time: TimeSql,
-  few: boolean,
-  events: string,
+  namedPlaces: boolean,
 ): {
   key: string;
   value: (key: string, date: string) => string;
@@ -226,17 +219,8 @@ function statKeySql(
       join: "",
       naming: "",
     };
-  if (field < 0 && few) {
-    // A table of events other than `events` holds their places' names (keptChangesSql).
-    const join = events === "events" ? " LEFT JOIN place_names p ON p.id = e.place" : "";
-    return {
-      key: `coalesce(${events === "events" ? "p" : "e"}.${dimension}, '')`,
-      value: (k) => k,
-      field,
-      join,
-      naming: "",
-    };
-  }
+  if (field < 0 && namedPlaces)
+    return { key: `coalesce(e.${dimension}, '')`, value: (k) => k, field, join: "", naming: "" };
   if (field < 0)
     return {
       key: "coalesce(p.k, 0)",
@@ -249,17 +233,10 @@ function statKeySql(
   return { key: `e.${dimension}`, value: () => "NULL", field, join: "", naming: "" };
 }
 
-/** How statCountsSql counts, where not as the statistic does over the events table. */
+/** How statCountsSql counts. */
 interface CountOptions {
   perDay?: boolean;
   filters?: string | null;
-  few?: boolean;
-  count?: string;
-  /**
-   * The table read as the events `e`, if not `events`: few events with their places' names
-   * (city, country, continent), as keptChangesSql reads them.
-   */
-  events?: string;
 }
 
 /**
@@ -596,7 +573,7 @@ function eventFamilySql(
   count: string,
   time: TimeSql,
 ): string {
-  const keys = stats.map((stat) => ({ stat, ...statKeySql(stat, time, true, "changed_events") }));
+  const keys = stats.map((stat) => ({ stat, ...statKeySql(stat, time, true) }));
   // A key is a number (a numbered field's, the hour), a name (a place's), or none (the day).
   const kind = (key: (typeof keys)[number]) =>
     key.key === "NULL" ? "none" : key.field >= 0 || key.stat.dimension === "hour" ? "number" : "name";

@@ -32,15 +32,9 @@ import type {
   StatsQuery,
 } from "../../stats/stats-query.js";
 import { DEFAULT_TIME_ZONE, zoneRule } from "../../stats/time-zone.js";
-import { isVisitFlag, kindOfFlag, textColumn } from "../event-columns.js";
+import { isVisitFlag, kindCodeOfFlag, textColumn } from "../event-columns.js";
 import type { EngineOptions } from "../event-engine.js";
-import {
-  EVENT_KIND_CODES,
-  type EventColumns,
-  type EventStore,
-  type ExportOptions,
-  type StoredEvent,
-} from "../ports.js";
+import type { EventColumns, EventStore, ExportOptions, StoredEvent } from "../ports.js";
 import {
   changedEventsSql,
   changedVisitsStatements,
@@ -1210,7 +1204,6 @@ export class DuckDbEventStore implements EventStore {
     });
   }
 
-  /** Runs write work one batch at a time on the writer connection. */
   /**
    * Runs `work` after the writes queued before it. `changes`: whether it may change what a
    * statement reads (not a read of the writer's, nor a checkpoint), so that what the reader
@@ -1250,7 +1243,7 @@ function eventColumns(
     batch.websiteIds,
     int64Column(count, (row) => Math.floor((times[row] as number) / 1000)),
     visitors,
-    flags.map((flag) => EVENT_KIND_CODES[kindOfFlag(flag)]),
+    flags.map(kindCodeOfFlag),
     flags.map((flag) => (isVisitFlag(flag) ? 1 : 0)),
     ...texts,
     places,
