@@ -22,13 +22,20 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
- * The node flags the command's first line gives (src/cli/main.ts is their one source), for
- * runs that start node themselves to add flags of their own (a profile).
+ * The node flags and the environment the command's first line gives (src/cli/main.ts is
+ * their one source), for runs that start node themselves to add flags of their own (a profile).
  */
-export const PRODUCT_NODE_FLAGS = (() => {
-  const shebang = fs.readFileSync(path.join(ROOT_DIR, "src", "cli", "main.ts"), "utf8").split("\n")[0];
-  return shebang.split(/\s+/).filter((word) => word.startsWith("--"));
-})();
+const FIRST_LINE_WORDS = fs
+  .readFileSync(path.join(ROOT_DIR, "src", "cli", "main.ts"), "utf8")
+  .split("\n")[0]
+  .split(/\s+/);
+const PRODUCT_NODE_FLAGS = FIRST_LINE_WORDS.filter((word) => word.startsWith("--"));
+const PRODUCT_NODE_ENV = Object.fromEntries(
+  FIRST_LINE_WORDS.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => [
+    word.slice(0, word.indexOf("=")),
+    word.slice(word.indexOf("=") + 1),
+  ]),
+);
 
 /**
  * The environment of a benchmarked server: quiet logs, no per-IP limit (on hits or on
@@ -144,7 +151,8 @@ export async function startProduct({ dataDir, cpu, log, nodeArgs = [], env = {} 
     nodeArgs.length === 0
       ? [CLI, ...serve]
       : [process.execPath, ...PRODUCT_NODE_FLAGS, ...nodeArgs, CLI, ...serve];
-  const child = spawnProgram(argv, { cpu, log, env: { ...SERVER_ENV, ...env } });
+  const firstLineEnv = nodeArgs.length === 0 ? {} : PRODUCT_NODE_ENV;
+  const child = spawnProgram(argv, { cpu, log, env: { ...firstLineEnv, ...SERVER_ENV, ...env } });
   await waitReady(port, { status: 200, child });
   return { child, port, url: `http://127.0.0.1:${port}` };
 }

@@ -1,12 +1,20 @@
-#!/usr/bin/env -S node --enable-source-maps --min-semi-space-size=8 --max-semi-space-size=8
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576 node --min-semi-space-size=8 --max-semi-space-size=8
 // The `analytics` command: dispatches to a subcommand and turns errors into a message on
 // standard error and an exit code (1 for a failed operation, 2 for bad usage or config).
 //
-// The first line gives node its flags wherever the command is started from (the package's
-// bin, `npm start`, a service unit running this file): a young generation of 8 MiB that
-// keeps its size. Left to itself V8 starts it at 1 MiB and shrinks it while the server is
-// idle; collection then ran at 0.36x a bare node:http endpoint against 0.62x with the
-// flags (server on one core, load on the other). serve-command.ts says when it is missing.
+// The first line starts node the same way wherever the command is started from (the
+// package's bin, `npm start`, a service unit running this file); serve-command.ts says
+// when it was not:
+// - a young generation of 8 MiB that keeps its size. Left to itself V8 starts it at 1 MiB
+//   and shrinks it while the server is idle; collection then ran at 0.36x a bare node:http
+//   endpoint against 0.62x with the flags (server on one core, load on the other).
+// - glibc's malloc handing blocks of 1 MiB and more straight back to the system when freed.
+//   Left to itself it raises that threshold to the size of the largest block freed (an
+//   import's request body, 3.7 MB), and later ones come from its heaps, which keep the
+//   pages: importing 1M events peaked at 351-354 MiB with it against 358-375 (bench/RESULTS.md,
+//   "Memory an import leaves to malloc"). Other C libraries ignore the variable.
+// The line stays under the 127 characters older Linux kernels read of it, so source maps
+// are turned on below rather than by a flag there.
 
 import { ConfigError } from "../config.js";
 import { AppError, ValidationError } from "../errors.js";
@@ -70,6 +78,8 @@ async function main(argv: string[]): Promise<number> {
 // Every file a command creates (the data directory, the stores and the files their engines
 // add later: SQLite's -wal/-shm, DuckDB's .wal, the control socket) is its user's alone.
 process.umask(PRIVATE_UMASK);
+// Stack traces in the TypeScript sources' lines, for the commands' modules: all loaded after this.
+process.setSourceMapsEnabled(true);
 
 main(process.argv.slice(2)).then(
   (code) => {
