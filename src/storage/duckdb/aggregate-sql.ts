@@ -223,10 +223,10 @@ function statKeySql(
     return { key: `coalesce(e.${dimension}, '')`, value: (k) => k, field, join: "", naming: "" };
   if (field < 0)
     return {
-      key: "coalesce(p.k, 0)",
+      key: `coalesce((${placeKeyListSql(dimension)})[e.place], 0)`,
       value: () => `coalesce(n.${dimension}, '')`,
       field,
-      join: ` LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = e.place`,
+      join: "",
       naming: " LEFT JOIN place_names n ON n.id = k",
     };
   // a column of `events`, named by the catalog only
@@ -254,6 +254,18 @@ function placeKeysSql(dimension: Dimension): string {
     return "SELECT id, CASE WHEN geo = '' OR geo LIKE '%:' THEN 0 ELSE id END AS k FROM places";
   return `SELECT id, CASE WHEN ${dimension} = '' THEN 0 ELSE min(id) OVER (PARTITION BY ${dimension}) END AS k
     FROM place_names`;
+}
+
+/**
+ * placeKeysSql's numbers as one list, place n's at position n (0 for a number no place
+ * has; an event's place 0 or NULL reads NULL), which statCountsSql reads an event's number from. Joined to the events instead, DuckDB took the
+ * matching events' side for its hash table when their filters looked selective: at 10M
+ * events, the distinct (day, country, visitor) of the 562,773 pageviews of /pricing in
+ * 125-131 ms that way against 82 ms from the list, on one core.
+ */
+function placeKeyListSql(dimension: Dimension): string {
+  return `SELECT list(coalesce(p.k, 0) ORDER BY r.i)
+    FROM range(1, (SELECT coalesce(max(id), 0) + 1 FROM places)) r(i) LEFT JOIN (${placeKeysSql(dimension)}) p ON p.id = r.i`;
 }
 
 /** The hours of day (bit n for hour n) with a pageview, of the events grouped. */
