@@ -67,13 +67,6 @@ describe("ClickHouse configuration", () => {
 
 describe("ClickHouse that cannot be used", () => {
   it("fails migrate and serve with the one line that says why, nothing of the client's own log", async (t) => {
-    // A port nobody listens on, and one where an HTTP server that is not ClickHouse answers.
-    const closed = await new Promise<number>((resolve) => {
-      const server = net.createServer().listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
     // Another web server on the port given: a page of many lines, or nothing.
     const other = http.createServer((_request, response) => {
       response
@@ -87,6 +80,14 @@ describe("ClickHouse that cannot be used", () => {
     const empty = http.createServer((_request, response) => response.writeHead(404).end());
     await new Promise<void>((resolve) => empty.listen(0, "127.0.0.1", resolve));
     const emptyPort = (empty.address() as net.AddressInfo).port;
+    // And a port nobody listens on, found once the servers above listen: found first, the
+    // system once gave its number to one of them, which answered instead of refusing.
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
     const dataDir = tempDir("analytics-clickhouse-down-");
     const cases: [url: string, problem: RegExp][] = [
       [`http://127.0.0.1:${closed}`, /ECONNREFUSED/],
