@@ -176,14 +176,14 @@ function statCountsSql(
   // query sums its window's days at once (at 10M events, page filtered by browser!=Chrome
   // took 271 ms on one core against 318 ms with a group per day).
   const day = perDay || stat.measure === "visitors" || stat.dimension === "day" ? time.day : "NULL";
-  const { key, value, field, join, naming } = statKeySql(stat, time, false);
+  const { key, value, field, naming } = statKeySql(stat, time, false);
   const count = stat.measure === "rows" ? "count(*)" : "count(DISTINCT e.visitor)";
   // The grouped day as a DATE (a local day is grouped as a whole number).
   const date = day === "NULL" ? "CAST(NULL AS DATE)" : `CAST(${time.date("day")} AS DATE)`;
   return `SELECT website_id, CAST(${stat.id} AS UTINYINT) AS stat, ${date} AS day, CAST(${value("k", date)} AS VARCHAR) AS value,
       CAST(${field >= 0 ? field : "NULL"} AS UTINYINT) AS field, CAST(${field >= 0 ? "k" : "NULL"} AS UINTEGER) AS number, count
     FROM (SELECT e.website_id, ${day} AS day, ${key} AS k, ${count} AS count
-      FROM events e${join} WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
+      FROM events e WHERE ${ROW_FILTERS[stat.rows]} AND ${where} GROUP BY ALL)${naming}`;
 }
 
 /**
@@ -204,33 +204,30 @@ function statKeySql(
   key: string;
   value: (key: string, date: string) => string;
   field: number;
-  join: string;
   naming: string;
 } {
   const dimension: Dimension = stat.dimension;
   const field = (NUMBERED_TEXT as readonly string[]).indexOf(dimension);
   if (dimension === "day")
-    return { key: "NULL", value: (_, date) => `strftime(${date}, '%Y-%m-%d')`, field, join: "", naming: "" };
+    return { key: "NULL", value: (_, date) => `strftime(${date}, '%Y-%m-%d')`, field, naming: "" };
   if (dimension === "hour")
     return {
       key: time.hour,
       value: (k) => `lpad(CAST(${k} AS VARCHAR), 2, '0')`,
       field,
-      join: "",
       naming: "",
     };
   if (field < 0 && namedPlaces)
-    return { key: `coalesce(e.${dimension}, '')`, value: (k) => k, field, join: "", naming: "" };
+    return { key: `coalesce(e.${dimension}, '')`, value: (k) => k, field, naming: "" };
   if (field < 0)
     return {
       key: `coalesce((${placeKeyListSql(dimension)})[e.place], 0)`,
       value: () => `coalesce(n.${dimension}, '')`,
       field,
-      join: "",
       naming: " LEFT JOIN place_names n ON n.id = k",
     };
   // a column of `events`, named by the catalog only
-  return { key: `e.${dimension}`, value: () => "NULL", field, join: "", naming: "" };
+  return { key: `e.${dimension}`, value: () => "NULL", field, naming: "" };
 }
 
 /** How statCountsSql counts. */
@@ -258,10 +255,11 @@ function placeKeysSql(dimension: Dimension): string {
 
 /**
  * placeKeysSql's numbers as one list, place n's at position n (0 for a number no place
- * has; an event's place 0 or NULL reads NULL), which statCountsSql reads an event's number from. Joined to the events instead, DuckDB took the
- * matching events' side for its hash table when their filters looked selective: at 10M
- * events, the distinct (day, country, visitor) of the 562,773 pageviews of /pricing in
- * 125-131 ms that way against 82 ms from the list, on one core.
+ * has; an event's place 0 or NULL reads NULL), which statCountsSql reads an event's number
+ * from. Joined to the events instead, DuckDB took the matching events' side for its hash
+ * table when their filters looked selective: at 10M events, the distinct (day, country,
+ * visitor) of the 562,773 pageviews of /pricing in 125-131 ms that way against 82 ms from
+ * the list, on one core.
  */
 function placeKeyListSql(dimension: Dimension): string {
   return `SELECT list(coalesce(p.k, 0) ORDER BY r.i)
