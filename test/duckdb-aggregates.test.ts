@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import zlib from "node:zlib";
 import { ManualClock } from "../src/clock.js";
-import { STATS, type StatDefinition } from "../src/stats/catalog.js";
+import { STATS, type StatDefinition, statByName } from "../src/stats/catalog.js";
 import { parseFilters } from "../src/stats/stats-filter.js";
 import { DuckDbEventStore } from "../src/storage/duckdb/duckdb-event-store.js";
 import { columnsOf } from "../src/storage/event-columns.js";
@@ -26,6 +26,8 @@ function randomEventsOf(next: () => number, count: number, start: number, days =
 }
 
 const QUERY = EVERY_ROW;
+/** What a query asks besides its window and filters: every row by count. */
+const { filters: _filters, zone: _zone, ...PAGE } = EVERY_ROW;
 
 /** Windows over 2026-06-10 to 2026-07-03: all of it, a fortnight, a single day, days cut anywhere. */
 const WINDOWS = [
@@ -300,6 +302,20 @@ describe("embedded store aggregates", () => {
                 to,
                 filters,
               });
+            // Read as a batch (a dashboard's lists), each as read alone: under the page's
+            // filter, the lists of visitors and the hours from one table of the visitors' days.
+            const batch = await store.queryStats({
+              websiteId: 1,
+              zone,
+              from,
+              to,
+              filters,
+              pages: STATS.map((stat) => ({ ...PAGE, stat })),
+            });
+            STATS.forEach((stat, i) => {
+              const key = `${stat.name} ${from} ${to} ${named}`;
+              assert.deepEqual(batch[i], result[key], `${key}, read in a batch`);
+            });
             result[`days ${from} ${to} ${named}`] = await store.queryDays({
               websiteId: 1,
               zone,
@@ -846,6 +862,49 @@ describe("embedded store aggregates", () => {
       }
     });
   }
+
+  it("counts a batch's visitors by their local day, across UTC midnight and after a change of zone", async () => {
+    const dir = tempDir("analytics-aggregates-");
+    const clock = new ManualClock("2026-06-12T12:00:00Z");
+    const hit = (ts: string, visitor: bigint): StoredEvent => ({
+      ...(randomEventsOf(random(9), 1, 0)[0] as StoredEvent),
+      websiteId: 1,
+      ts: new Date(ts),
+      visitor,
+      kind: "pageview",
+      page: "/a",
+    });
+    const onPage = parseFilters("page==/a");
+    assert.ok("filters" in onPage);
+    const store = await DuckDbEventStore.open(dir, { clock, upkeep: false });
+    try {
+      await store.migrate();
+      await store.setZone(1, "America/New_York");
+      // One visitor's evening in New York: 10 June there, two UTC days.
+      await store.insert(columnsOf([hit("2026-06-10T23:30:00Z", 5n), hit("2026-06-11T00:30:00Z", 5n)]));
+      const read = async (zone: string) => {
+        const window = { websiteId: 1, zone, from: "2026-06-09", to: "2026-06-12", filters: onPage.filters };
+        const stats = ["browser", "country", "visitors_hours"].map(
+          (name) => statByName(name) as StatDefinition,
+        );
+        const batch = await store.queryStats({ ...window, pages: stats.map((stat) => ({ ...PAGE, stat })) });
+        for (const [i, stat] of stats.entries())
+          assert.deepEqual(
+            batch[i],
+            await store.queryStat({ ...QUERY, ...window, stat }),
+            `${stat.name} in ${zone}`,
+          );
+        return batch.map((page) => page.rows.map((row) => row.count));
+      };
+      // One visitor's day in New York (its hours 19 and 20 there); in UTC, the same number on
+      // two days is two visitors' days (as for any statistic after a change of zone).
+      assert.deepEqual(await read("America/New_York"), [[1], [1], [1, 1]]);
+      await store.setZone(1, "UTC");
+      assert.deepEqual(await read("UTC"), [[2], [2], [1, 1]]);
+    } finally {
+      await store.close();
+    }
+  });
 
   it("keeps one visitor one visitor across a restart, and forgets a day's ids once its salt is gone", async () => {
     const dir = tempDir("analytics-aggregates-");

@@ -59,6 +59,7 @@ class FlakyStore implements EventStore {
   migrate = () => this.real.migrate();
   queryStat = (query: Parameters<EventStore["queryStat"]>[0]) => this.real.queryStat(query);
   queryDays = (query: Parameters<EventStore["queryDays"]>[0]) => this.real.queryDays(query);
+  queryStats = (batch: Parameters<EventStore["queryStats"]>[0]) => this.real.queryStats(batch);
   queryRealtime = (query: Parameters<EventStore["queryRealtime"]>[0]) => this.real.queryRealtime(query);
   rebuildAggregates = (id?: number) => this.real.rebuildAggregates(id);
   deleteWebsite = (id: number) => this.real.deleteWebsite(id);

@@ -103,23 +103,8 @@ export async function buildPageModel(
   const { range, filters } = state;
   const stats = await statsOf(services, website, filters);
   const top = (list: ListSpec) =>
-    stats.read({
-      name: list.stat,
-      from: range.from,
-      to: range.to,
-      sortBy: "count",
-      sort: "desc",
-      perPage: TOP_ROWS,
-      page: 1,
-    });
-  const hourly = {
-    from: range.from,
-    to: range.to,
-    sortBy: "value",
-    sort: "asc",
-    perPage: 24,
-    page: 1,
-  } as const;
+    ({ name: list.stat, sortBy: "count", sort: "desc", perPage: TOP_ROWS, page: 1 }) as const;
+  const hourly = { sortBy: "value", sort: "asc", perPage: 24, page: 1 } as const;
   const asked = {
     from: range.from,
     to: range.to,
@@ -131,18 +116,27 @@ export async function buildPageModel(
   // Days before 1970 hold no events (day-rule.ts), and the totals refuse to compare with
   // them: a page of January 1970 compares with zeros, which is what those days hold.
   const beforeEvents = comparesBefore1970(asked);
-  const [dropped, realtime, totals, byDay, visitorHours, pageviewHours, ...lists] = await Promise.all([
-    // Not under filters: a dropped hit has no page, referrer or browser to filter by.
-    filters.length === 0 ? (keptOut?.(range.from, range.to) ?? null) : null,
-    services.realtime.read(website.userId, website.id),
-    services.totals.read(website.userId, website.id, beforeEvents ? { ...asked, compare: "none" } : asked),
-    stats.readDays(["visitors", "pageviews"], range.from, range.to),
-    stats.read({ name: "visitors_hours", ...hourly }),
-    stats.read({ name: "pageviews_hours", ...hourly }),
-    ...LISTS.map(top),
-  ]);
-  const visitorsByHour = countsByValue(visitorHours.rows);
-  const pageviewsByHour = countsByValue(pageviewHours.rows);
+  const [dropped, realtime, { answer: totals, days: byDay }, [visitorHours, pageviewHours, ...lists]] =
+    await Promise.all([
+      // Not under filters: a dropped hit has no page, referrer or browser to filter by.
+      filters.length === 0 ? (keptOut?.(range.from, range.to) ?? null) : null,
+      services.realtime.read(website.userId, website.id),
+      // The series' days read with the totals, which add them up.
+      services.totals.readWithDays(
+        website.userId,
+        website.id,
+        beforeEvents ? { ...asked, compare: "none" } : asked,
+        ["visitors", "pageviews"],
+      ),
+      // Read together: a store may share what several read (the lists of visitors, filtered).
+      stats.readMany(range.from, range.to, [
+        { name: "visitors_hours", ...hourly },
+        { name: "pageviews_hours", ...hourly },
+        ...LISTS.map(top),
+      ]),
+    ]);
+  const visitorsByHour = countsByValue(visitorHours?.rows ?? []);
+  const pageviewsByHour = countsByValue(pageviewHours?.rows ?? []);
   return {
     domain: website.domain,
     zone: stats.zone,

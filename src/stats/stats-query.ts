@@ -51,6 +51,39 @@ export interface DaysQuery extends Pick<StatsQuery, "websiteId" | "zone" | "from
   stats: readonly StatDefinition[];
 }
 
+/**
+ * Several statistics over one window and one set of filters, each with its own page (a
+ * dashboard's lists): an engine may count them together, sharing what they read.
+ */
+export interface StatsBatch extends Pick<StatsQuery, "websiteId" | "zone" | "from" | "to" | "filters"> {
+  pages: readonly Pick<StatsQuery, "stat" | "search" | "sortBy" | "sort" | "limit" | "offset">[];
+}
+
+/** The StatsQuery of each page of a batch, in order (the batch's window whatever a page holds). */
+export function batchQueries({ websiteId, zone, from, to, filters, pages }: StatsBatch): StatsQuery[] {
+  return pages.map(({ stat, search, sortBy, sort, limit, offset }) => ({
+    websiteId,
+    zone,
+    from,
+    to,
+    filters,
+    stat,
+    search,
+    sortBy,
+    sort,
+    limit,
+    offset,
+  }));
+}
+
+/** A StatsBatch answered one statistic at a time, all asked at once: for an engine with nothing to share. */
+export function statsOneByOne(
+  batch: StatsBatch,
+  queryStat: (query: StatsQuery) => Promise<StatsPage>,
+): Promise<StatsPage[]> {
+  return Promise.all(batchQueries(batch).map(queryStat));
+}
+
 /** Each statistic's count by local day (YYYY-MM-DD), under its name; days it does not list left out. */
 export type DayCounts = Record<string, Record<string, number>>;
 

@@ -18,7 +18,7 @@ import {
   statByName,
 } from "./catalog.js";
 import { parseFilters, type StatsFilter } from "./stats-filter.js";
-import { ALL_ROWS, type DayCounts, type StatsPage } from "./stats-query.js";
+import { ALL_ROWS, type DayCounts, type StatsBatch, type StatsPage } from "./stats-query.js";
 import { zoneRule } from "./time-zone.js";
 
 export { ALL_ROWS };
@@ -38,11 +38,19 @@ export interface StatsRequest {
   page: number;
 }
 
+/** A statistic's page of a range that readMany reads. */
+export type ListRequest = Omit<StatsRequest, "filters" | "from" | "to">;
+
 /** The statistics of one website under one set of filters, its ownership checked once. */
 export interface WebsiteStats {
   /** The website's time zone: the days and hours read are its local ones. */
   zone: string;
   read(request: Omit<StatsRequest, "filters">): Promise<StatsPage>;
+  /**
+   * Several statistics of the catalog (not ratios) over one range, each with its own page,
+   * read together (a dashboard's lists): for each what `read` gives.
+   */
+  readMany(from: string, to: string, requests: readonly ListRequest[]): Promise<StatsPage[]>;
   /** Statistics of days (catalog dimension "day") over one range, read together: each one's count by day. */
   readDays(names: readonly StatName[], from: string, to: string): Promise<DayCounts>;
 }
@@ -83,6 +91,7 @@ export class StatsService {
     if (!website) throw new NotFoundError();
     // Tomorrow in the website's zone: a day of margin for the clocks of a cluster's servers.
     const lastDay = zoneRule(website.timezone).dateOf(this.clock.now().getTime() + DAY_MS);
+    const lastOf = (to: string) => (to < lastDay ? to : lastDay);
     const read = (request: Omit<StatsRequest, "filters">): Promise<StatsPage> => {
       const ratio = ratioByName(request.name);
       if (ratio) {
@@ -91,29 +100,55 @@ export class StatsService {
       }
       const stat = statOf(request);
       if (request.from > lastDay) return Promise.resolve({ rows: [], total: 0 });
-      return this.events.queryStat({
+      const window = {
         websiteId,
-        stat,
         zone: website.timezone,
         from: request.from,
-        to: request.to < lastDay ? request.to : lastDay,
+        to: lastOf(request.to),
         filters,
-        search: searchNeedle(request.search),
-        sortBy: request.sortBy,
-        sort: request.sort,
-        limit: request.perPage,
-        offset: (request.page - 1) * request.perPage,
+      };
+      return this.events.queryStat({ ...window, ...pageOf(stat, request) });
+    };
+    const readMany = (from: string, to: string, requests: readonly ListRequest[]): Promise<StatsPage[]> => {
+      const stats = requests.map((request) => statOf({ ...request, from, to }));
+      if (from > lastDay) return Promise.resolve(requests.map(() => ({ rows: [], total: 0 })));
+      const pages = requests.map((request, i) => pageOf(stats[i] as StatDefinition, request));
+      return this.events.queryStats({
+        websiteId,
+        zone: website.timezone,
+        from,
+        to: lastOf(to),
+        filters,
+        pages,
       });
     };
     const readDays = (names: readonly StatName[], from: string, to: string): Promise<DayCounts> => {
       checkRange(from, to);
       const stats = names.map((name) => statByName(name) as StatDefinition);
       if (from > lastDay) return Promise.resolve(Object.fromEntries(names.map((name) => [name, {}])));
-      const last = to < lastDay ? to : lastDay;
-      return this.events.queryDays({ websiteId, zone: website.timezone, from, to: last, filters, stats });
+      return this.events.queryDays({
+        websiteId,
+        zone: website.timezone,
+        from,
+        to: lastOf(to),
+        filters,
+        stats,
+      });
     };
-    return { zone: website.timezone, read, readDays };
+    return { zone: website.timezone, read, readMany, readDays };
   }
+}
+
+/** What a request asks of its statistic: which values, in which order, which page. */
+function pageOf(stat: StatDefinition, request: ListRequest): StatsBatch["pages"][number] {
+  return {
+    stat,
+    search: searchNeedle(request.search),
+    sortBy: request.sortBy,
+    sort: request.sort,
+    limit: request.perPage,
+    offset: (request.page - 1) * request.perPage,
+  };
 }
 
 /** What a search looks for: trimmed, lowercase (values are matched case-insensitively), or nothing. */

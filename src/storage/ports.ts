@@ -8,6 +8,7 @@ import type {
   DaysQuery,
   RealtimeCounts,
   RealtimeQuery,
+  StatsBatch,
   StatsPage,
   StatsQuery,
 } from "../stats/stats-query.js";
@@ -453,6 +454,12 @@ export interface EventStore {
    * queryStat for each, for an engine with nothing to share).
    */
   queryDays(query: DaysQuery): Promise<DayCounts>;
+  /**
+   * Several statistics over one window and one set of filters, for each exactly what
+   * queryStat answers, in order: what a dashboard's lists read, which an engine may count
+   * together (an engine with nothing to share asks queryStat for each of `batchQueries`).
+   */
+  queryStats(batch: StatsBatch): Promise<StatsPage[]>;
   /**
    * Counts for realtime (stats/realtime.ts): the distinct (UTC day, visitor) pairs with a
    * pageview from `visitorsFrom` to `until`, and the pageviews of each UTC minute from

@@ -10,6 +10,7 @@ import type {
   DaysQuery,
   RealtimeCounts,
   RealtimeQuery,
+  StatsBatch,
   StatsPage,
   StatsQuery,
 } from "../stats/stats-query.js";
@@ -68,6 +69,10 @@ export class ReopeningEventStore implements EventStore {
 
   queryDays(query: DaysQuery): Promise<DayCounts> {
     return this.call((store) => store.queryDays(query));
+  }
+
+  queryStats(batch: StatsBatch): Promise<StatsPage[]> {
+    return this.call((store) => store.queryStats(batch));
   }
 
   queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {

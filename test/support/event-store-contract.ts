@@ -17,6 +17,7 @@ import {
   type StatsFilter,
 } from "../../src/stats/stats-filter.js";
 import {
+  batchQueries,
   type DayCounts,
   type DaysQuery,
   daysOneByOne,
@@ -546,6 +547,43 @@ export function describeReadContract(engine: EventStoreUnderTest): void {
             filterSets,
           );
         assert.deepEqual(await ask(store), await ask(reference(stored)), `website ${websiteId}`);
+      }
+    });
+
+    it("reads a batch of statistics as it reads each, with and without filters", async () => {
+      const next = random(43);
+      const onEvents = parseFilters("page==/a");
+      const onVisitors = parseFilters("browser!=Chrome");
+      if ("problem" in onEvents || "problem" in onVisitors) assert.fail("filters");
+      // An event's, a visitor's, and random ones (an engine may count a batch's lists of
+      // visitors together under an event's filters).
+      const filterSets = [
+        [],
+        onEvents.filters,
+        onVisitors.filters,
+        ...Array.from({ length: 6 }, () => randomFilters(next)),
+      ];
+      const pages = STATS.flatMap((stat) => SOME_VARIANTS.map((variant) => ({ stat, ...variant })));
+      // (A zone with an offset: duckdb-aggregates.test.ts.)
+      const windows = [
+        ["2026-06-01", "2026-06-30"],
+        [day(1), day(2)],
+      ] as const;
+      for (const websiteId of RANDOM_SITES) {
+        for (const [from, to] of windows) {
+          for (const filters of filterSets) {
+            const batch = { websiteId, zone: "UTC", from, to, filters, pages };
+            const each = await Promise.all(batchQueries(batch).map((query) => referenceStat(stored, query)));
+            const got = await store.queryStats(batch);
+            pages.forEach((page, i) => {
+              assert.deepEqual(
+                got[i],
+                each[i],
+                `${page.stat.name} ${websiteId} ${from}..${to} ${JSON.stringify(filters)}`,
+              );
+            });
+          }
+        }
       }
     });
 

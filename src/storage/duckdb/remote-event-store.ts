@@ -4,13 +4,15 @@
 
 import http from "node:http";
 import readline from "node:readline";
-import type {
-  DayCounts,
-  DaysQuery,
-  RealtimeCounts,
-  RealtimeQuery,
-  StatsPage,
-  StatsQuery,
+import {
+  type DayCounts,
+  type DaysQuery,
+  type RealtimeCounts,
+  type RealtimeQuery,
+  type StatsBatch,
+  type StatsPage,
+  type StatsQuery,
+  statsOneByOne,
 } from "../../stats/stats-query.js";
 import { fromColumns } from "../event-columns.js";
 import type { EventColumns, EventStore, ExportOptions, StoredEvent } from "../ports.js";
@@ -55,6 +57,11 @@ export class RemoteEventStore implements EventStore {
 
   async queryDays(query: DaysQuery): Promise<DayCounts> {
     return (await this.call("queryDays", [daysQueryToWire(query)])) as DayCounts;
+  }
+
+  /** A statistic a call: no command reads a batch (the dashboard's lists do, in the server). */
+  queryStats(batch: StatsBatch): Promise<StatsPage[]> {
+    return statsOneByOne(batch, (query) => this.queryStat(query));
   }
 
   async queryRealtime(query: RealtimeQuery): Promise<RealtimeCounts> {
