@@ -303,19 +303,17 @@ describe("embedded store aggregates", () => {
                 filters,
               });
             // Read as a batch (a dashboard's lists), each as read alone: under the page's
-            // filter, the lists of visitors and the hours from one table of the visitors' days.
-            const batch = await store.queryStats({
-              websiteId: 1,
-              zone,
-              from,
-              to,
-              filters,
-              pages: STATS.map((stat) => ({ ...PAGE, stat })),
-            });
-            STATS.forEach((stat, i) => {
-              const key = `${stat.name} ${from} ${to} ${named}`;
-              assert.deepEqual(batch[i], result[key], `${key}, read in a batch`);
-            });
+            // filter, the lists of visitors and the hours from one table of the visitors'
+            // days (a batch reads the other statistics, and other filters, one at a time).
+            if (named === "page") {
+              const stats = STATS.filter((stat) => stat.measure === "visitors" && stat.dimension !== "day");
+              const pages = stats.map((stat) => ({ ...PAGE, stat }));
+              const batch = await store.queryStats({ websiteId: 1, zone, from, to, filters, pages });
+              stats.forEach((stat, i) => {
+                const key = `${stat.name} ${from} ${to} ${named}`;
+                assert.deepEqual(batch[i], result[key], `${key}, read in a batch`);
+              });
+            }
             result[`days ${from} ${to} ${named}`] = await store.queryDays({
               websiteId: 1,
               zone,

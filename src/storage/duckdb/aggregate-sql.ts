@@ -1155,9 +1155,9 @@ export function countsVisitorDays(query: StatsQuery): boolean {
  * local day in one key; a day since 1970 fits its 20 bits until the year 4840) and
  * attributes (VISITOR_COLUMNS) of its pageviews the filters hold for, with the hours of day
  * of those pageviews (`hours`, bit n for hour n); and `${table}_mixed`, the visitors' days
- * of more than one such row. The distinct visitors' days are found once
- * for every list: at 10M events filtered by page==/pricing on one core, each list found
- * them again in 80-210 ms; the table takes about 200 ms, and a list reads it in 5-35 ms.
+ * of more than one such row. The distinct visitors' days are found once for every list:
+ * at 10M events filtered by page==/pricing on one core, each list found them again in
+ * 75-235 ms; the table takes about 200 ms, and a list reads it in 5-35 ms.
  */
 export function visitorDaysTableStatements(
   query: Pick<StatsQuery, "websiteId" | "zone" | "from" | "to" | "filters">,
