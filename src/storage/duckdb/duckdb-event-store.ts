@@ -46,6 +46,7 @@ import {
   dayVisitsStatements,
   filtersVisitorAttributes,
   foldDaySql,
+  foldedPagesSql,
   KEPT_CHANGES_TABLE_SQL,
   keptChangesStatements,
   keptDayStatements,
@@ -547,6 +548,9 @@ export class DuckDbEventStore implements EventStore {
    */
   private async readStats(batch: StatsBatch): Promise<StatsPage[]> {
     const queries = batchQueries(batch);
+    const folded =
+      batch.filters.length === 0 && queries.length > 1 ? await this.readFoldedPages(queries) : null;
+    if (folded !== null) return folded;
     const shared = queries.filter(countsVisitorDays);
     if (shared.length < 2) return Promise.all(queries.map((query) => this.readStat(query)));
     this.batches += 1;
@@ -566,6 +570,33 @@ export class DuckDbEventStore implements EventStore {
       for (const name of [table, `${table}_mixed`])
         await this.reader.run(`DROP TABLE IF EXISTS ${name}`).catch(() => {});
     }
+  }
+
+  /**
+   * Unfiltered queries of one window, when its days are all folded, or kept with their
+   * changes held: their pages in one statement (aggregate-sql.ts, foldedPagesSql), each as
+   * readStat answers it alone; null for a window with days counted from their events. A
+   * page past the end is read again alone, for its number of values.
+   */
+  private async readFoldedPages(queries: readonly StatsQuery[]): Promise<StatsPage[] | null> {
+    const [first] = queries;
+    if (first === undefined) return null;
+    const days = await this.windowDays(first);
+    const kept = await this.keptChanges(first, days.kept);
+    if (!days.open.every((day) => kept.includes(day))) return null;
+    const { sql, params } = foldedPagesSql(queries, kept);
+    const pages: StatsPage[] = queries.map(() => ({ rows: [], total: 0 }));
+    for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
+      const page = pages[Number(row.i)] as StatsPage;
+      page.rows.push({ value: String(row.value), count: Number(row.n) });
+      page.total = Number(row.total);
+    }
+    return Promise.all(
+      pages.map((page, i) => {
+        const query = queries[i] as StatsQuery;
+        return page.rows.length === 0 && query.offset > 0 ? this.readStat(query) : page;
+      }),
+    );
   }
 
   /** A page of a statistic and its number of values, as statQuerySql (or summedPageSql) gives their SQL. */
