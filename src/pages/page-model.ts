@@ -120,7 +120,9 @@ export async function buildPageModel(
     await Promise.all([
       // Not under filters: a dropped hit has no page, referrer or browser to filter by.
       filters.length === 0 ? (keptOut?.(range.from, range.to) ?? null) : null,
-      services.realtime.read(website.userId, website.id),
+      // Not flushing the write buffer: a write would have the other reads find today's
+      // changes again, on every view of a live site.
+      services.realtime.readWritten(website.userId, website.id),
       // The series' days read with the totals, which add them up.
       services.totals.readWithDays(
         website.userId,
