@@ -847,33 +847,108 @@ const PAGE_ORDERS = ["count desc", "count asc", "value asc", "value desc"] as co
  * One statement for several unfiltered queries of one window (a dashboard's lists and
  * hours) whose days are all folded or kept (`keptDays`, with their changes held:
  * foldedAndOpenSql reads the same rows for each alone): the counts of every statistic asked
- * summed at once, then each query's page (`i`, its position) with its number of values
- * (`total`), as pageOfCountsSql orders and pages them. A page past the end has no rows, and
- * its total is not read here. At 10M events on one core, with today kept, a dashboard's
- * sixteen statements took about 180 ms together in the server (6-20 ms each, most of it
- * DuckDB's work on any statement), this one 75-105 ms; the view over HTTP 104-133 ms
- * against 167-216 (bench/RESULTS.md, "A dashboard's unfiltered lists in one statement").
+ * summed at once, then paged (pagesOfCountsSql). At 10M events on one core, with today
+ * kept, a dashboard's sixteen statements took about 180 ms together in the server (6-20 ms
+ * each, most of it DuckDB's work on any statement), this one 75-105 ms; the view over HTTP
+ * 104-133 ms against 167-216 (bench/RESULTS.md, "A dashboard's unfiltered lists in one
+ * statement").
  */
 export function foldedPagesSql(
   queries: readonly StatsQuery[],
   keptDays: readonly string[],
 ): { sql: string; params: (string | number)[] } {
+  const { first, stats, params, bind } = batchOf(queries);
+  const folded = `SELECT c.stat, v.value, c.n FROM (SELECT stat, value_id, sum(count) AS n FROM daily_stats
+      WHERE website_id = CAST($1 AS INTEGER) AND stat IN (${stats.map((stat) => stat.id).join(", ")})
+        AND day BETWEEN CAST(${bind(first.from)} AS DATE) AND CAST(${bind(first.to)} AS DATE)
+      GROUP BY stat, value_id) c JOIN stat_values v ON v.id = c.value_id`;
+  const live = keptDays.map(
+    (day) => `SELECT stat, value, count AS n FROM (${keptChangesReadSql(day, stats)})`,
+  );
+  const counted = `SELECT stat, value, CAST(sum(n) AS BIGINT) AS n FROM (
+      ${[folded, ...live].join(" UNION ALL ")}) GROUP BY stat, value`;
+  return { sql: pagesOfCountsSql(queries, counted, bind), params };
+}
+
+/**
+ * Whether statQuerySql counts a filtered query's rows straight from the window's matching
+ * events (its last branch, for a count of rows): several such of one window and filters (a
+ * dashboard's pages, landing pages, referrers, campaigns, events and pageviews by hour) may
+ * be counted in one reading of those events (matchedRowsPagesSql).
+ */
+export function countsMatchedRows(query: StatsQuery): boolean {
+  const { stat } = query;
+  return (
+    query.filters.length > 0 && stat.rows !== "visits" && stat.measure === "rows" && stat.dimension !== "day"
+  );
+}
+
+/**
+ * One statement for several queries of countsMatchedRows of one window and filters
+ * (`numbers` as statQuerySql takes them): the window's matching events read once, each
+ * statistic's key a grouping set of its own (null for an event not of its rows, a group
+ * then dropped), counted as statCountsSql counts them, then paged (pagesOfCountsSql). At
+ * 10M events on one core, a dashboard's six such lists (pages, landing pages, referrers,
+ * campaigns, events, pageviews by hour) took 346-368 ms so against 979-1,152 one by one
+ * filtered by referrer~google (961,301 matching pageviews), 138-147 against 193-257 by
+ * page==/pricing; by browser!=Chrome (4.3M) 635-950 against 769-794, where grouping the
+ * events six times, not reading them, is the work.
+ */
+export function matchedRowsPagesSql(
+  queries: readonly StatsQuery[],
+  numbers: readonly (number | undefined)[],
+): { sql: string; params: (string | number)[] } {
+  const { first, stats, params, bind } = batchOf(queries);
+  const { start, end } = zoneRule(first.zone).rangeOf(first.from, first.to);
+  const time = timeSql(first.zone, start, end);
+  const filters = filtersSql(first.filters, numbers, bind) ?? "true";
+  const keys = stats.map((stat) => statKeySql(stat, time, false));
+  const columns = stats.map(
+    (stat, i) =>
+      `CASE WHEN ${ROW_FILTERS[stat.rows as Exclude<RowFilter, "visits">]} THEN ${keys[i]?.key} END AS k${i}`,
+  );
+  const grouped = `SELECT ${stats.map((_, i) => `k${i}`).join(", ")}, count(*) AS count
+    FROM (SELECT ${columns.join(", ")} FROM events e WHERE e.kind IN (0, 1) AND ${windowEventsSql(start, end)} AND ${filters})
+    GROUP BY GROUPING SETS (${stats.map((_, i) => `(k${i})`).join(", ")})`;
+  // A row of set i has its key in k_i, and every other k null (not grouped).
+  const counts = stats.map((stat, i) =>
+    keyedCountsSql(
+      stat,
+      keys[i] as ReturnType<typeof statKeySql>,
+      `SELECT CAST($1 AS INTEGER) AS website_id, NULL AS day, k${i} AS k, count FROM grouped WHERE k${i} IS NOT NULL`,
+      "CAST(NULL AS DATE)",
+    ),
+  );
+  const counted = `SELECT stat, value, CAST(sum(count) AS BIGINT) AS n FROM ${namedSql(counts.join(" UNION ALL "))} GROUP BY stat, value`;
+  return { sql: pagesOfCountsSql(queries, counted, bind, [`grouped AS MATERIALIZED (${grouped})`]), params };
+}
+
+/** What a statement of several queries of one window binds, and their statistics once each. */
+function batchOf(queries: readonly StatsQuery[]) {
   const [first] = queries;
-  if (first === undefined) throw new Error("foldedPagesSql needs a query");
+  if (first === undefined) throw new Error("a batch needs a query");
   const params: (string | number)[] = [first.websiteId];
   const bind = (value: string | number) => {
     params.push(value);
     return `$${params.length}`;
   };
   const stats = [...new Map(queries.map((query) => [query.stat.id, query.stat])).values()];
-  const ids = stats.map((stat) => stat.id).join(", ");
-  const folded = `SELECT c.stat, v.value, c.n FROM (SELECT stat, value_id, sum(count) AS n FROM daily_stats
-      WHERE website_id = CAST($1 AS INTEGER) AND stat IN (${ids})
-        AND day BETWEEN CAST(${bind(first.from)} AS DATE) AND CAST(${bind(first.to)} AS DATE)
-      GROUP BY stat, value_id) c JOIN stat_values v ON v.id = c.value_id`;
-  const live = keptDays.map(
-    (day) => `SELECT stat, value, count AS n FROM (${keptChangesReadSql(day, stats)})`,
-  );
+  return { first, stats, params, bind };
+}
+
+/**
+ * Each query's page (`i`, its position) of `counted` (a statement of `stat`, `value`, `n`:
+ * the counts of every statistic asked), with its number of values (`total`), as
+ * pageOfCountsSql orders and pages one statistic's counts; its values bound through
+ * `bind`, after the common table expressions `before` that `counted` reads. A page past the
+ * end has no rows, and its total is not read here.
+ */
+function pagesOfCountsSql(
+  queries: readonly StatsQuery[],
+  counted: string,
+  bind: (value: string) => string,
+  before: readonly string[] = [],
+): string {
   const asked = queries.map((query, i) => {
     const order = PAGE_ORDERS.indexOf(`${query.sortBy} ${query.sort}`);
     const search = query.search === null ? "NULL" : bind(query.search);
@@ -883,18 +958,14 @@ export function foldedPagesSql(
     const [column, direction] = order.split(" ");
     return `CASE WHEN a.page_order = ${PAGE_ORDERS.indexOf(order)} THEN c.${column === "count" ? "n" : "value"} END ${direction?.toUpperCase()}`;
   };
-  return {
-    sql: `WITH counted AS (SELECT stat, value, CAST(sum(n) AS BIGINT) AS n FROM (
-        ${[folded, ...live].join(" UNION ALL ")}) GROUP BY stat, value),
-      asked AS (SELECT * FROM (VALUES ${asked.join(", ")}) a(i, stat, page_order, omits_empty, search, page_offset, page_limit))
+  const table = `asked AS (SELECT * FROM (VALUES ${asked.join(", ")}) a(i, stat, page_order, omits_empty, search, page_offset, page_limit))`;
+  return `WITH ${[...before, `counted AS (${counted})`, table].join(",\n      ")}
     SELECT i, value, n, total FROM (
       SELECT a.i, a.page_offset, a.page_limit, c.value, c.n, count(*) OVER (PARTITION BY a.i) AS total,
         row_number() OVER (PARTITION BY a.i ORDER BY ${PAGE_ORDERS.map(ordered).join(", ")}, c.value ASC) AS place
       FROM asked a JOIN counted c ON c.stat = a.stat
       WHERE c.n > 0 AND (NOT a.omits_empty OR c.value <> '') AND (a.search IS NULL OR strpos(lower(c.value), a.search) > 0))
-    WHERE place > page_offset AND place <= CAST(page_offset AS BIGINT) + page_limit ORDER BY i, place`,
-    params,
-  };
+    WHERE place > page_offset AND place <= CAST(page_offset AS BIGINT) + page_limit ORDER BY i, place`;
 }
 
 /**

@@ -40,6 +40,7 @@ import type { EventColumns, EventStore, ExportOptions, StoredEvent } from "../po
 import {
   changedEventsSql,
   changedVisitsStatements,
+  countsMatchedRows,
   countsVisitorDays,
   dayCountsSql,
   dayEventsSql,
@@ -50,6 +51,7 @@ import {
   KEPT_CHANGES_TABLE_SQL,
   keptChangesStatements,
   keptDayStatements,
+  matchedRowsPagesSql,
   numberedField,
   openDayEventsSql,
   pageOrderSql,
@@ -539,44 +541,50 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Each query of a batch as readStat answers it, but for those that count visitors from
-   * the window's matching pageviews (countsVisitorDays): when there are several, they read
-   * one table of the matching visitors' days, made for the batch and dropped after it
-   * (aggregate-sql.ts, visitorDaysTableStatements). At 10M events on one core, a dashboard
-   * filtered by page==/pricing read its eight lists of visitors in 352-449 ms so, against
-   * 746-874 one by one.
+   * Each query of a batch as readStat answers it, read together where they share what they
+   * read. Unfiltered, in one statement when the window's days are all folded or kept
+   * (readFoldedPages). Filtered, the counts of rows from one reading of the matching events
+   * (aggregate-sql.ts, matchedRowsPagesSql), and the lists of visitors from the window's
+   * matching pageviews (countsVisitorDays) from one table of the matching visitors' days,
+   * made for the batch and dropped after it (visitorDaysTableStatements): at 10M events on
+   * one core, a dashboard filtered by page==/pricing read its eight lists of visitors in
+   * 352-449 ms so, against 746-874 one by one.
    */
   private async readStats(batch: StatsBatch): Promise<StatsPage[]> {
     const queries = batchQueries(batch);
-    const folded =
-      batch.filters.length === 0 && queries.length > 1 ? await this.readFoldedPages(queries) : null;
-    if (folded !== null) return folded;
-    const shared = queries.filter(countsVisitorDays);
-    if (shared.length < 2) return Promise.all(queries.map((query) => this.readStat(query)));
-    this.batches += 1;
-    const table = `visitor_days_${this.batches}`;
+    if (batch.filters.length === 0) {
+      const folded = queries.length > 1 ? await this.readFoldedPages(queries) : null;
+      return folded ?? Promise.all(queries.map((query) => this.readStat(query)));
+    }
+    const numbers = await this.filterNumbers(batch);
+    const rows = queries.filter(countsMatchedRows);
+    const rowPages = rows.length > 1 ? await this.readPages(rows, matchedRowsPagesSql(rows, numbers)) : null;
+    const table = queries.filter(countsVisitorDays).length > 1 ? `visitor_days_${++this.batches}` : null;
     try {
-      for (const { sql, params } of visitorDaysTableStatements(batch, table, await this.filterNumbers(batch)))
-        await this.reader.run(sql, params);
+      if (table !== null)
+        for (const { sql, params } of visitorDaysTableStatements(batch, table, numbers))
+          await this.reader.run(sql, params);
       return await Promise.all(
-        queries.map((query) =>
-          countsVisitorDays(query)
-            ? this.readPage(query, visitorDaysStatSql(query, table))
-            : this.readStat(query),
-        ),
+        queries.map((query) => {
+          if (rowPages !== null && countsMatchedRows(query))
+            return rowPages[rows.indexOf(query)] as StatsPage;
+          if (table !== null && countsVisitorDays(query))
+            return this.readPage(query, visitorDaysStatSql(query, table));
+          return this.readStat(query);
+        }),
       );
     } finally {
       // The reader's own tables: if it failed, they went with it.
-      for (const name of [table, `${table}_mixed`])
-        await this.reader.run(`DROP TABLE IF EXISTS ${name}`).catch(() => {});
+      if (table !== null)
+        for (const name of [table, `${table}_mixed`])
+          await this.reader.run(`DROP TABLE IF EXISTS ${name}`).catch(() => {});
     }
   }
 
   /**
    * Unfiltered queries of one window, when its days are all folded, or kept with their
    * changes held: their pages in one statement (aggregate-sql.ts, foldedPagesSql), each as
-   * readStat answers it alone; null for a window with days counted from their events. A
-   * page past the end is read again alone, for its number of values.
+   * readStat answers it alone; null for a window with days counted from their events.
    */
   private async readFoldedPages(queries: readonly StatsQuery[]): Promise<StatsPage[] | null> {
     const [first] = queries;
@@ -584,7 +592,18 @@ export class DuckDbEventStore implements EventStore {
     const days = await this.windowDays(first);
     const kept = await this.keptChanges(first, days.kept);
     if (!days.open.every((day) => kept.includes(day))) return null;
-    const { sql, params } = foldedPagesSql(queries, kept);
+    return this.readPages(queries, foldedPagesSql(queries, kept));
+  }
+
+  /**
+   * The pages of several queries from one statement of their rows by position (`i`, `value`,
+   * `n`, `total`: aggregate-sql.ts, pagesOfCountsSql); a page past the end is read again
+   * alone, for its number of values.
+   */
+  private async readPages(
+    queries: readonly StatsQuery[],
+    { sql, params }: { sql: string; params: DuckDBValue[] },
+  ): Promise<StatsPage[]> {
     const pages: StatsPage[] = queries.map(() => ({ rows: [], total: 0 }));
     for (const row of (await this.reader.runAndReadAll(sql, params)).getRowObjects()) {
       const page = pages[Number(row.i)] as StatsPage;
