@@ -16,7 +16,7 @@ import { columnsOf } from "../src/storage/event-columns.js";
 import type { StoredEvent } from "../src/storage/ports.js";
 import { storeFileSql } from "./support/duckdb-file.js";
 import { pick, random, randomEvents } from "./support/seeded-random.js";
-import { EVERY_ROW } from "./support/stat-answers.js";
+import { BATCH_VARIANTS, EVERY_ROW } from "./support/stat-answers.js";
 import { storedEvents } from "./support/stored-events.js";
 import { tempDir } from "./support/test-app.js";
 
@@ -317,6 +317,22 @@ describe("embedded store aggregates", () => {
                 const key = `${stat.name} ${from} ${to} ${named}`;
                 assert.deepEqual(batch[i], result[key], `${key}, read in a batch`);
               });
+              // Unfiltered over the kept and folded days (one statement), each statistic also
+              // paged, sorted and searched another way (a page past the end among them), as
+              // a single read gives it.
+              if (named === "none" && from === "2026-06-10") {
+                const paged = stats.map((stat, i) => ({
+                  ...(BATCH_VARIANTS[i % BATCH_VARIANTS.length] as (typeof BATCH_VARIANTS)[number]),
+                  stat,
+                }));
+                const read = await store.queryStats({ websiteId: 1, zone, from, to, filters, pages: paged });
+                for (const [i, page] of paged.entries())
+                  assert.deepEqual(
+                    read[i],
+                    await store.queryStat({ websiteId: 1, zone, from, to, filters, ...page }),
+                    `${page.stat.name} ${from} ${to} ${named} ${JSON.stringify(page)}, in a batch`,
+                  );
+              }
             }
             result[`days ${from} ${to} ${named}`] = await store.queryDays({
               websiteId: 1,

@@ -41,7 +41,7 @@ import {
 import { HOSTILE } from "./hostile-strings.js";
 import { referenceStat } from "./reference-stats.js";
 import { pick, random, randomEvents } from "./seeded-random.js";
-import { EVERY_ROW as EVERY_ROW_QUERY, VARIANTS, visitorPool } from "./stat-answers.js";
+import { BATCH_VARIANTS, EVERY_ROW as EVERY_ROW_QUERY, VARIANTS, visitorPool } from "./stat-answers.js";
 import { EXPECTED, FILTERED, FIXTURE_RANGE, fixtureEvents } from "./stats-fixture.js";
 import { eventKey, storedEvents, visitorPattern, withoutVisitor } from "./stored-events.js";
 
@@ -559,13 +559,17 @@ export function describeReadContract(engine: EventStoreUnderTest): void {
       // visitors together under an event's filters).
       const filterSets = [[], onEvents.filters, onVisitors.filters, randomFilters(next)];
       // Every statistic's every row; the lists of visitors (by the visitor's attributes and
-      // by hour) also a page from an offset.
+      // by hour) also a page from an offset; the counts of rows by a value (an engine may
+      // count them together under filters) each paged, sorted and searched another way.
       const pages = [
         ...STATS.map((stat) => ({ stat, ...EVERY_ROW })),
         ...STATS.filter((stat) => stat.measure === "visitors" && stat.dimension !== "day").map((stat) => ({
           stat,
           ...A_PAGE,
         })),
+        ...STATS.filter(
+          (stat) => stat.measure === "rows" && stat.rows !== "visits" && stat.dimension !== "day",
+        ).map((stat, i) => ({ stat, ...(BATCH_VARIANTS[i % BATCH_VARIANTS.length] as Variant) })),
       ];
       // (A zone with an offset: duckdb-aggregates.test.ts.)
       const windows = [

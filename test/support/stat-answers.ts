@@ -15,6 +15,16 @@ export const VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" |
   { search: null, sortBy: "count", sort: "desc", limit: 10, offset: 50 },
 ];
 
+/**
+ * Ways to page a statistic read in a batch beside others, each statistic one of them:
+ * VARIANTS but every row by count (a batch's plain page), and by value descending without a
+ * search too (the search for "%_" leaves that order nothing to sort).
+ */
+export const BATCH_VARIANTS: Pick<StatsQuery, "search" | "sortBy" | "sort" | "limit" | "offset">[] = [
+  ...VARIANTS.slice(1),
+  { search: null, sortBy: "value", sort: "desc", limit: 5, offset: 1 },
+];
+
 /** Everything of a query but its website, statistic and days: unfiltered, in UTC, every row by count. */
 export const EVERY_ROW: Pick<
   StatsQuery,
