@@ -849,7 +849,7 @@ const PAGE_ORDERS = ["count desc", "count asc", "value asc", "value desc"] as co
  * foldedAndOpenSql reads the same rows for each alone): the counts of every statistic asked
  * summed at once, then paged (pagesOfCountsSql). At 10M events on one core, with today
  * kept, a dashboard's sixteen statements took about 180 ms together in the server (6-20 ms
- * each, most of it DuckDB's work on any statement), this one 75-105 ms; the view over HTTP
+ * each, most of it DuckDB's work on any statement), this one 62-120 ms; the view over HTTP
  * 104-133 ms against 167-216 (bench/RESULTS.md, "A dashboard's unfiltered lists in one
  * statement").
  */
