@@ -319,8 +319,9 @@ describe("embedded store aggregates", () => {
               });
               // Unfiltered over the kept and folded days (one statement), each statistic also
               // paged, sorted and searched another way (a page past the end among them), as
-              // a single read gives it.
-              if (named === "none" && from === "2026-06-10") {
+              // a single read gives it. (In New York the reader holds no set of today's
+              // changes here, and a batch reads one statistic at a time.)
+              if (named === "none" && from === "2026-06-10" && zone === "UTC") {
                 const paged = stats.map((stat, i) => ({
                   ...(BATCH_VARIANTS[i % BATCH_VARIANTS.length] as (typeof BATCH_VARIANTS)[number]),
                   stat,
