@@ -902,19 +902,19 @@ export function matchedRowsPagesSql(
   const { start, end } = zoneRule(first.zone).rangeOf(first.from, first.to);
   const time = timeSql(first.zone, start, end);
   const filters = filtersSql(first.filters, numbers, bind) ?? "true";
-  const keys = stats.map((stat) => statKeySql(stat, time, false));
-  const columns = stats.map(
-    (stat, i) =>
-      `CASE WHEN ${ROW_FILTERS[stat.rows as Exclude<RowFilter, "visits">]} THEN ${keys[i]?.key} END AS k${i}`,
+  const keyed = stats.map((stat) => ({ stat, key: statKeySql(stat, time, false) }));
+  const columns = keyed.map(
+    ({ stat, key }, i) =>
+      `CASE WHEN ${ROW_FILTERS[stat.rows as Exclude<RowFilter, "visits">]} THEN ${key.key} END AS k${i}`,
   );
   const grouped = `SELECT ${stats.map((_, i) => `k${i}`).join(", ")}, count(*) AS count
     FROM (SELECT ${columns.join(", ")} FROM events e WHERE e.kind IN (0, 1) AND ${windowEventsSql(start, end)} AND ${filters})
     GROUP BY GROUPING SETS (${stats.map((_, i) => `(k${i})`).join(", ")})`;
   // A row of set i has its key in k_i, and every other k null (not grouped).
-  const counts = stats.map((stat, i) =>
+  const counts = keyed.map(({ stat, key }, i) =>
     keyedCountsSql(
       stat,
-      keys[i] as ReturnType<typeof statKeySql>,
+      key,
       `SELECT CAST($1 AS INTEGER) AS website_id, NULL AS day, k${i} AS k, count FROM grouped WHERE k${i} IS NOT NULL`,
       "CAST(NULL AS DATE)",
     ),
@@ -923,15 +923,24 @@ export function matchedRowsPagesSql(
   return { sql: pagesOfCountsSql(queries, counted, bind, [`grouped AS MATERIALIZED (${grouped})`]), params };
 }
 
-/** What a statement of several queries of one window binds, and their statistics once each. */
-function batchOf(queries: readonly StatsQuery[]) {
-  const [first] = queries;
-  if (first === undefined) throw new Error("a batch needs a query");
-  const params: (string | number)[] = [first.websiteId];
+/**
+ * The parameters of a statement about one website: $1 its id, then each value `bind`
+ * binds, as the next `$n`.
+ */
+function websiteBinding(websiteId: number) {
+  const params: (string | number)[] = [websiteId];
   const bind = (value: string | number) => {
     params.push(value);
     return `$${params.length}`;
   };
+  return { params, bind };
+}
+
+/** What a statement of several queries of one window binds, and their statistics once each. */
+function batchOf(queries: readonly StatsQuery[]) {
+  const [first] = queries;
+  if (first === undefined) throw new Error("a batch needs a query");
+  const { params, bind } = websiteBinding(first.websiteId);
   const stats = [...new Map(queries.map((query) => [query.stat.id, query.stat])).values()];
   return { first, stats, params, bind };
 }
@@ -1233,11 +1242,7 @@ export function statQuerySql(
   { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
   const scoped = { ...query, visitors, keptDays };
-  const params: (string | number)[] = [query.websiteId];
-  const bind = (value: string | number) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind } = websiteBinding(query.websiteId);
   const filters = filtersSql(query.filters, numbers, bind);
   let counted: string;
   if (filters === null) counted = foldedAndOpenSql(scoped, openDays, bind);
@@ -1292,11 +1297,7 @@ export function visitorDaysTableStatements(
   table: string,
   numbers: readonly (number | undefined)[],
 ): { sql: string; params: (string | number)[] }[] {
-  const params: (string | number)[] = [query.websiteId];
-  const bind = (value: string | number) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind } = websiteBinding(query.websiteId);
   const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
   const time = timeSql(query.zone, start, end);
   const filters = filtersSql(query.filters, numbers, bind) ?? "true";
@@ -1329,11 +1330,7 @@ export function visitorDaysStatSql(
   query: StatsQuery,
   table: string,
 ): Record<"page" | "total", { sql: string; params: (string | number)[] }> {
-  const params: (string | number)[] = [query.websiteId];
-  const bind = (value: string | number) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind } = websiteBinding(query.websiteId);
   const { start, end } = zoneRule(query.zone).rangeOf(query.from, query.to);
   const keyed = statKeySql(query.stat, timeSql(query.zone, start, end), false);
   const mixed = `e.visitor_day IN (SELECT visitor_day FROM ${table}_mixed)`;
@@ -1438,11 +1435,7 @@ export function dayCountsSql(
   openDays: readonly string[],
   { numbers = [], mixedVisits = true, visitors, keptDays }: ReadOptions = {},
 ): { sql: string; params: (string | number)[] } {
-  const params: (string | number)[] = [query.websiteId];
-  const bind = (value: string | number) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
+  const { params, bind } = websiteBinding(query.websiteId);
   const filters = filtersSql(query.filters, numbers, bind);
   return { sql: daysSql({ ...query, visitors, keptDays }, openDays, filters, mixedVisits, bind), params };
 }
